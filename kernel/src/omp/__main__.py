@@ -1,0 +1,3 @@
+from omp.cli.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,148 @@
+"""The runtime actions plugins call: ``api`` in every hook.
+
+The object exists from the moment plugins load (registration hooks receive it), but
+its actions need a running session; called earlier they raise RuntimeNotReadyError.
+Actions are plain functions, safe to call from sync or async handlers and from a
+tool's worker thread; ``exec`` is the one coroutine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from omp.errors import OmpError, RuntimeNotReadyError
+
+DeliverAs = Literal["steer", "followUp", "nextTurn"]
+THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+
+@dataclass
+class ExecResult:
+    stdout: str
+    stderr: str
+    code: int | None
+    killed: bool
+
+
+class EventBus:
+    """A channel-keyed bus for plugins to talk to each other without importing each other."""
+
+    def __init__(self, report: Callable[[str, BaseException], None] | None = None) -> None:
+        self._handlers: dict[str, list[Callable[[Any], Any]]] = {}
+        self._report = report
+
+    def on(self, channel: str, handler: Callable[[Any], Any]) -> Callable[[], None]:
+        self._handlers.setdefault(channel, []).append(handler)
+        return lambda: self._handlers.get(channel, []).remove(handler)
+
+    def emit(self, channel: str, data: Any = None) -> None:
+        for handler in list(self._handlers.get(channel, [])):
+            try:
+                handler(data)
+            except Exception as exc:
+                if self._report is None:
+                    raise
+                self._report(channel, exc)
+
+
+class OmpAPI:
+    """Runtime actions: messages, session entries, flags, tools, model, thinking, exec."""
+
+    def __init__(self) -> None:
+        self._session: Any = None
+        self._flags: dict[str, Any] | None = None
+        self.events = EventBus(self._report_bus_error)
+        self.logger = logging.getLogger("omp.plugins")
+
+    def _bind(self, session: Any) -> None:
+        self._session = session
+
+    def _set_flags(self, values: dict[str, Any]) -> None:
+        self._flags = dict(values)
+
+    def _require(self, action: str) -> Any:
+        if self._session is None:
+            raise RuntimeNotReadyError(
+                f"api.{action}() cannot be called while plugins are loading; call it from "
+                "an event hook, a command or a tool")
+        return self._session
+
+    def _report_bus_error(self, channel: str, exc: BaseException) -> None:
+        self.logger.error("event bus handler for %r failed: %s", channel, exc)
+
+    # -- messages -----------------------------------------------------------------
+
+    def send_message(self, message: Any, *, deliver_as: DeliverAs = "steer",
+                     trigger_turn: bool = False) -> None:
+        """Add a custom message (``{"custom_type", "content", "display", "details"}`` or a
+        CustomMessage). While the agent runs, ``steer`` delivers it after the current
+        tool and ``followUp`` when the model would stop; ``nextTurn`` holds it for the
+        next user prompt. When idle, ``trigger_turn`` starts a run with it."""
+        self._require("send_message").send_message(message, deliver_as, trigger_turn)
+
+    def send_user_message(self, content: Any, *, deliver_as: DeliverAs | None = None) -> None:
+        """Send text as if the user typed it: while the agent runs it is queued (steer by
+        default); when idle it goes through the whole prompt flow."""
+        self._require("send_user_message").send_user_message(content, deliver_as)
+
+    def append_entry(self, custom_type: str, data: Any = None) -> None:
+        """Write a ``custom`` entry to the session (plugin state; never sent to a model)."""
+        self._require("append_entry").append_entry(custom_type, data)
+
+    # -- flags, tools, model ----------------------------------------------------------
+
+    def get_flag(self, name: str) -> Any:
+        """A flag's value (plugin or built-in, named without dashes); available once the
+        command line is parsed, which is before providers are asked about models."""
+        if self._flags is None:
+            self._require("get_flag")
+        return (self._flags or {}).get(name.lstrip("-"))
+
+    def get_active_tools(self) -> list[str]:
+        return self._require("get_active_tools").tools.active_names()
+
+    def get_all_tools(self) -> list[dict[str, str]]:
+        tools = self._require("get_all_tools").tools.all()
+        return [{"name": t.name, "label": t.label, "description": t.description} for t in tools]
+
+    def set_active_tools(self, names: list[str]) -> None:
+        self._require("set_active_tools").tools.set_active(names)
+
+    def get_commands(self) -> list[str]:
+        return sorted(self._require("get_commands").commands)
+
+    def set_model(self, model: str) -> bool:
+        """Switch to ``provider/id`` (or any pattern --model accepts); False if unusable."""
+        return self._require("set_model").set_model(model)
+
+    def get_thinking_level(self) -> str:
+        return self._require("get_thinking_level").agent.thinking_level
+
+    def set_thinking_level(self, level: str) -> None:
+        if level not in THINKING_LEVELS:
+            raise OmpError(f"unknown thinking level {level!r}; use one of "
+                           + ", ".join(THINKING_LEVELS))
+        self._require("set_thinking_level").set_thinking_level(level)
+
+    # -- processes --------------------------------------------------------------------
+
+    async def exec(self, command: str, args: list[str] | None = None, *,
+                   cwd: str | None = None, timeout: float | None = None) -> ExecResult:
+        """Run a program (no shell) and collect its output; killed after ``timeout`` s."""
+        session = self._require("exec")
+        proc = await asyncio.create_subprocess_exec(
+            command, *(args or []), cwd=cwd or session.cwd, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        killed = False
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(), timeout)
+        except TimeoutError:
+            proc.kill()
+            killed = True
+            out, err = await proc.communicate()
+        return ExecResult(out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
+                          proc.returncode, killed)

@@ -1,0 +1,169 @@
+"""Assembling a runtime: settings -> plugins -> contributions -> model -> session.
+
+The CLI goes through here, and so can anyone embedding omp: ``load_runtime`` gives
+the plugins and what they registered, ``open_session`` the session to drive.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omp.api import THINKING_LEVELS, OmpAPI
+from omp.errors import OmpError, UsageError
+from omp.plugin_manager import PluginHost, build_plugin_host
+from omp.registry import Contributions, collect
+from omp.settings import Settings, agent_dir, load_settings
+
+RUNTIME_KINDS = ["modes", "commands", "shortcuts", "renderers", "tools", "providers"]
+
+
+@dataclass
+class Runtime:
+    cwd: Path
+    agent_dir: Path
+    settings: Settings
+    host: PluginHost
+    api: OmpAPI
+    contributions: Contributions
+
+    @property
+    def modes(self) -> dict[str, Any]:
+        return {m.name: m for m in self.contributions.of("modes")}
+
+
+def load_runtime(*, cwd: Path, extension_paths: list[Path] | None = None,
+                 discover_extensions: bool = True, entry_points: bool = True,
+                 extra_plugins: list[Any] | None = None, kinds: list[str] | None = None,
+                 env: dict[str, str] | None = None) -> Runtime:
+    """Settings, plugins and their flags (plus ``kinds`` of contributions)."""
+    env = dict(os.environ if env is None else env)
+    settings = load_settings(cwd, env=env)
+    home = agent_dir(env)
+    extensions = [Path(p) for p in settings.get("extensions", []) or []]
+    host = build_plugin_host(
+        cwd=cwd, agent_dir=home, disabled=set(settings.get("disabledPlugins", []) or []),
+        extension_paths=[*extensions, *(extension_paths or [])], discover=discover_extensions,
+        entry_points=entry_points, extra_plugins=extra_plugins)
+    api = OmpAPI()
+    contributions = collect(host, api, ["flags", *(kinds or [])])
+    return Runtime(cwd, home, settings, host, api, contributions)
+
+
+@dataclass
+class SessionOptions:
+    model: str | None = None
+    thinking: str | None = None
+    tools: list[str] | None = None
+    no_tools: bool = False
+    continue_recent: bool = False
+    resume: str | None = None
+    session_path: str | None = None
+    no_session: bool = False
+    session_dir: str | None = None
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    flags: dict[str, Any] = field(default_factory=dict)
+    mode_name: str = "print"
+
+
+def _split_thinking(pattern: str) -> tuple[str, str | None]:
+    head, sep, tail = pattern.rpartition(":")
+    if sep and tail in THINKING_LEVELS:
+        return head, tail
+    return pattern, None
+
+
+def _select_model(runtime: Runtime, models: Any, options: SessionOptions,
+                  session_model: str | None) -> tuple[Any, str | None]:
+    settings = runtime.settings.data
+    if not models.providers:
+        raise OmpError("no providers are installed, so there is no model to talk to; install "
+                       "a provider plugin (pip install omp) or check `omp plugins`")
+    thinking = None
+    pattern = options.model or None
+    if pattern:
+        pattern, thinking = _split_thinking(pattern)
+        model = models.resolve(pattern)
+        reason = models.provider_of(model).unavailable_reason(settings)
+        if reason:
+            raise OmpError(f"model {model.key} cannot be used: {reason}")
+        return model, thinking
+    for candidate in (session_model, runtime.settings.get("defaultModel")):
+        if candidate:
+            model = models.find(candidate) or None
+            if model and not models.provider_of(model).unavailable_reason(settings):
+                return model, None
+    model, reasons = models.default(settings)
+    if model is None:
+        raise OmpError("no provider can be used: " + "; ".join(reasons))
+    return model, None
+
+
+def _open_session_file(runtime: Runtime, options: SessionOptions) -> Any:
+    from omp.session import SessionFile
+    from omp.session_store import find_session, most_recent, new_session_path, sessions_dir
+
+    cwd = str(runtime.cwd)
+    if options.no_session:
+        return SessionFile.create(cwd, None)
+    directory = sessions_dir(runtime.agent_dir, cwd,
+                             options.session_dir or runtime.settings.get("sessionDir"))
+    if options.session_path:
+        path = Path(options.session_path).expanduser()
+        if not path.is_absolute():
+            path = runtime.cwd / path
+        return SessionFile.open(path) if path.exists() else SessionFile.create(cwd, path)
+    if options.resume:
+        return SessionFile.open(find_session(directory, options.resume))
+    if options.continue_recent:
+        recent = most_recent(directory)
+        if recent is not None:
+            return SessionFile.open(recent)
+    session_id = str(uuid.uuid4())
+    return SessionFile.create(cwd, new_session_path(directory, session_id), session_id=session_id)
+
+
+def open_session(runtime: Runtime, options: SessionOptions, *, ui: Any = None,
+                 has_ui: bool = False) -> Any:
+    """Everything a run needs, as an AgentSession (not yet started)."""
+    from omp.providers import ModelRegistry
+    from omp.runtime import AgentSession
+    from omp.system_prompt import build_system_prompt, read_text_or_file
+    from omp.tools import ToolRegistry
+
+    contributions = runtime.contributions
+    runtime.api._set_flags(options.flags)
+    models = ModelRegistry(contributions.of("providers"))
+    tools = ToolRegistry(contributions.of("tools"))
+    if options.no_tools:
+        tools.set_active([])
+    elif options.tools is not None:
+        tools.set_active(options.tools)
+    session_file = _open_session_file(runtime, options)
+    state = session_file.build_context()
+    model, suffix_level = _select_model(runtime, models, options, state.model)
+    thinking = options.thinking or suffix_level or state.thinking_level \
+        or runtime.settings.get("defaultThinkingLevel") or "off"
+    if thinking not in THINKING_LEVELS:
+        raise UsageError(f"unknown thinking level {thinking!r}; use one of "
+                         + ", ".join(THINKING_LEVELS))
+    sections = build_system_prompt(
+        cwd=runtime.cwd, agent_dir=runtime.agent_dir,
+        tools=[(t.name, t.description) for t in tools.active()],
+        replace=read_text_or_file(options.system_prompt, runtime.cwd)
+        if options.system_prompt else None,
+        append=read_text_or_file(options.append_system_prompt, runtime.cwd)
+        if options.append_system_prompt else None)
+    session = AgentSession(
+        pm=runtime.host.pm, settings=runtime.settings, session_file=session_file,
+        models=models, tools=tools, model=model,
+        commands={c.name: c for c in contributions.of("commands")}, flags=options.flags,
+        cwd=str(runtime.cwd), system_prompt_sections=sections, api=runtime.api,
+        mode_name=options.mode_name, has_ui=has_ui, ui=ui, thinking_level=thinking)
+    if thinking != (state.thinking_level or "off"):
+        session_file.append_thinking_level_change(thinking)
+    return session

@@ -1,0 +1,129 @@
+"""``omp``: the console script. Bad input ends in one line on stderr, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] in (["--version"], ["-v"]):
+        from omp import __version__
+
+        print(f"omp {__version__}")
+        return 0
+    from omp.errors import OmpError
+
+    try:
+        return _run(argv)
+    except OmpError as exc:
+        print(f"omp: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("omp: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 141
+
+
+def _run(argv: list[str]) -> int:
+    from omp.bootstrap import RUNTIME_KINDS, SessionOptions, load_runtime, open_session
+    from omp.cli import args as cli_args
+    from omp.errors import UsageError
+
+    cwd_values = cli_args.prescan(argv, "cwd")
+    cwd = Path(cwd_values[-1] if cwd_values else os.getcwd()).expanduser().resolve()
+    if not cwd.is_dir():
+        raise UsageError(f"--cwd {cwd} is not a directory")
+    wants_help = bool(cli_args.prescan(argv, "help"))
+    runtime = load_runtime(
+        cwd=cwd, extension_paths=[Path(p).expanduser() for p in
+                                  cli_args.prescan(argv, "extension")],  # type: ignore[union-attr]
+        discover_extensions=not cli_args.prescan(argv, "no-extensions"),
+        entry_points=not cli_args.prescan(argv, "no-plugins"),
+        kinds=["modes"] if wants_help else RUNTIME_KINDS)
+    plugin_flags = runtime.contributions.of("flags")
+    if wants_help:
+        owners = {f.name: p for p, f in runtime.contributions.items.get("flags", [])}
+        print(cli_args.render_help(plugin_flags, owners, sorted(runtime.modes)), end="")
+        return 0
+    parsed = cli_args.parse(argv, plugin_flags)
+    if parsed["version"]:
+        from omp import __version__
+
+        print(f"omp {__version__}")
+        return 0
+    if parsed.subcommand == "plugins":
+        from omp.cli.plugins_cmd import print_plugins
+
+        return print_plugins(runtime)
+    _report_plugin_problems(runtime, verbose=bool(parsed["verbose"]))
+    mode_name = _choose_mode(parsed, runtime.modes)
+    prompts = _prompts(parsed)
+    mode = runtime.modes[mode_name]
+    options = SessionOptions(
+        model=parsed["model"], thinking=parsed["thinking"],
+        tools=_split(parsed["tools"]) if parsed["tools"] is not None else None,
+        no_tools=bool(parsed["no-tools"]), continue_recent=bool(parsed["continue"]),
+        resume=parsed["resume"], session_path=parsed["session"],
+        no_session=bool(parsed["no-session"]), session_dir=parsed["session-dir"],
+        system_prompt=parsed["system-prompt"],
+        append_system_prompt=parsed["append-system-prompt"],
+        flags=parsed.values, mode_name=mode_name)
+    if options.continue_recent + bool(options.resume) + bool(options.session_path) \
+            + options.no_session > 1:
+        raise UsageError("use only one of --continue, --resume, --session and --no-session")
+    session = open_session(runtime, options, has_ui=mode.has_ui)
+    if mode.make_ui is not None:
+        session.ui = mode.make_ui(session)
+    from omp.modes import ModeRequest, run_mode
+
+    request = ModeRequest(prompts=prompts, verbose=bool(parsed["verbose"]))
+    return run_mode(mode, session, request)
+
+
+def _split(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def _report_plugin_problems(runtime: Any, verbose: bool) -> None:
+    for record in runtime.host.failures():
+        print(f"omp: plugin {record.name} ({record.source}) was not loaded: {record.error}",
+              file=sys.stderr)
+    for problem in runtime.contributions.problems:
+        print(f"omp: {problem}", file=sys.stderr)
+
+
+def _choose_mode(parsed: Any, modes: dict[str, Any]) -> str:
+    from omp.errors import OmpError, UsageError
+
+    requested = parsed["mode"]
+    if requested in (None, "text"):
+        interactive = sys.stdin.isatty() and not parsed["print"]
+        requested = "interactive" if interactive else "print"
+    if requested not in modes:
+        installed = ", ".join(sorted(modes)) or "none"
+        if requested == "interactive":
+            raise UsageError("no interactive mode is installed; run one prompt with "
+                             f"omp -p \"...\" (installed run modes: {installed})")
+        if not modes:
+            raise OmpError("no run modes are installed (check `omp plugins`)")
+        raise UsageError(f"run mode {requested!r} is not installed; installed: {installed}")
+    return requested
+
+
+def _prompts(parsed: Any) -> list[str]:
+    prompts = [" ".join(parsed.messages)] if parsed.messages else []
+    if not sys.stdin.isatty():
+        piped = sys.stdin.read()
+        if piped.strip():
+            prompts = [f"{prompts[0]}\n\n{piped}" if prompts else piped]
+    return prompts
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,21 @@
+"""``omp plugins``: what is loaded, from where, implementing which hooks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def print_plugins(runtime: Any) -> int:
+    records = runtime.host.records
+    if not records:
+        print("no plugins are loaded (the kernel alone)")
+        return 0
+    for record in records:
+        version = f" {record.version}" if record.version else ""
+        status = "" if record.status == "loaded" else f"  [{record.status.upper()}]"
+        print(f"{record.name}{version}  -  {record.source}{status}")
+        if record.error:
+            print(f"    reason: {record.error}")
+        if record.hooks:
+            print(f"    hooks: {', '.join(record.hooks)}")
+    return 0

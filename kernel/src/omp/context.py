@@ -1,0 +1,80 @@
+"""The context handed to every hook handler and tool (``ctx``), and the richer one
+command handlers get."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class HandlerContext:
+    """What a handler may look at and control in the running session."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+
+    @property
+    def ui(self) -> Any:
+        return self._session.ui
+
+    @property
+    def has_ui(self) -> bool:
+        return self._session.has_ui
+
+    @property
+    def mode(self) -> str:
+        return self._session.mode_name
+
+    @property
+    def cwd(self) -> str:
+        return self._session.cwd
+
+    @property
+    def session(self) -> Any:
+        """A read-only view of the session (entries, branch, context)."""
+        return self._session.session_view
+
+    @property
+    def model_registry(self) -> Any:
+        return self._session.models
+
+    @property
+    def model(self) -> Any:
+        return self._session.agent.model
+
+    @property
+    def settings(self) -> Any:
+        return self._session.settings
+
+    def get_context_usage(self) -> dict[str, Any] | None:
+        """Tokens of the last model response against the model's window, or None."""
+        return self._session.context_usage()
+
+    def get_system_prompt(self) -> list[str]:
+        return list(self._session.system_prompt_sections)
+
+    def is_idle(self) -> bool:
+        return not self._session.agent.is_streaming
+
+    def abort(self) -> None:
+        self._session.agent.abort()
+
+    def has_pending_messages(self) -> bool:
+        return self._session.agent.has_pending()
+
+    def shutdown(self) -> None:
+        """Ask the mode to end the session once the current work stops."""
+        self._session.request_shutdown()
+
+
+class CommandContext(HandlerContext):
+    """For slash-command handlers: can also wait for the agent and move in the tree."""
+
+    async def wait_for_idle(self) -> None:
+        await self._session.wait_for_idle()
+
+    async def branch(self, entry_id: str) -> dict[str, bool]:
+        return await self._session.branch(entry_id)
+
+    async def prompt(self, text: str) -> None:
+        """Run a prompt as if the user typed it (after the command returns control)."""
+        await self._session.prompt(text, source="extension")

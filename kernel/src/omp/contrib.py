@@ -1,0 +1,65 @@
+"""What registration hooks contribute besides tools and providers: flags, run modes,
+slash commands, shortcuts and renderers. Plain dataclasses, cheap to import (they are
+built while ``omp --help`` runs)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A command-line flag. ``name`` is given without dashes (``seq-thoughts``); read the
+    value back with ``api.get_flag(name)``."""
+
+    name: str
+    description: str = ""
+    type: Literal["boolean", "string", "integer"] = "boolean"
+    default: Any = None
+    short: str | None = None
+    metavar: str | None = None
+
+
+@dataclass(frozen=True)
+class RunMode:
+    """A way to run a session. ``run(session, request)`` returns the process exit code
+    (it may be async). ``has_ui`` is what handlers see as ``ctx.has_ui``; ``make_ui``
+    builds the mode's ``omp.ui.UI`` for the session."""
+
+    name: str
+    description: str
+    run: Callable[[Any, Any], Awaitable[int] | int]
+    has_ui: bool = False
+    make_ui: Callable[[Any], Any] | None = None
+
+
+@dataclass(frozen=True)
+class Command:
+    """A slash command: ``/name args`` typed as input runs ``handler(args, ctx)``
+    (sync or async) with a command context instead of prompting the model."""
+
+    name: str
+    description: str
+    handler: Callable[[str, Any], Any]
+    argument_hint: str | None = None
+
+
+@dataclass(frozen=True)
+class Shortcut:
+    """A key binding for interactive modes; ``handler(ctx)`` may be async."""
+
+    key: str
+    description: str
+    handler: Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class Renderer:
+    """Renders a custom message type (kind "message") or a tool's call/result (kind
+    "tool") in interactive modes. ``render(payload, options)`` returns lines of text."""
+
+    kind: Literal["message", "tool"]
+    name: str
+    render: Callable[[Any, Any], Any]

@@ -1,0 +1,316 @@
+"""Events (what hooks and subscribers receive) and hook results (what handlers return).
+
+Every event is a WireModel whose `type` is omp's event name, so the json run mode can
+write it as it is. Hook handlers may return either the result model or a plain dict
+with the same (snake_case or camelCase) keys.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from omp.messages import AssistantMessage, ToolResultMessage, WireModel, now_ms
+
+
+class Event(WireModel):
+    type: str
+
+
+# -- agent loop -------------------------------------------------------------------
+
+
+class AgentStartEvent(Event):
+    type: Literal["agent_start"] = "agent_start"
+
+
+class AgentEndEvent(Event):
+    type: Literal["agent_end"] = "agent_end"
+    messages: list[Any] = Field(default_factory=list)
+
+
+class TurnStartEvent(Event):
+    type: Literal["turn_start"] = "turn_start"
+    turn_index: int = 0
+    timestamp: int = Field(default_factory=now_ms)
+
+
+class TurnEndEvent(Event):
+    type: Literal["turn_end"] = "turn_end"
+    turn_index: int = 0
+    message: Any = None
+    tool_results: list[ToolResultMessage] = Field(default_factory=list)
+
+
+class MessageStartEvent(Event):
+    type: Literal["message_start"] = "message_start"
+    message: Any
+
+
+class MessageUpdateEvent(Event):
+    type: Literal["message_update"] = "message_update"
+    message: Any
+    assistant_message_event: dict[str, Any]
+
+
+class MessageEndEvent(Event):
+    type: Literal["message_end"] = "message_end"
+    message: Any
+
+
+class ToolExecutionStartEvent(Event):
+    type: Literal["tool_execution_start"] = "tool_execution_start"
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolExecutionUpdateEvent(Event):
+    type: Literal["tool_execution_update"] = "tool_execution_update"
+    tool_call_id: str
+    tool_name: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    partial_result: Any = None
+
+
+class ToolExecutionEndEvent(Event):
+    type: Literal["tool_execution_end"] = "tool_execution_end"
+    tool_call_id: str
+    tool_name: str
+    result: Any = None
+    is_error: bool = False
+
+
+class ToolCallEvent(Event):
+    type: Literal["tool_call"] = "tool_call"
+    tool_call_id: str
+    tool_name: str
+    input: dict[str, Any]
+
+
+class ToolResultEvent(Event):
+    type: Literal["tool_result"] = "tool_result"
+    tool_call_id: str
+    tool_name: str
+    input: dict[str, Any]
+    content: list[Any]
+    details: Any = None
+    is_error: bool = False
+
+
+class ContextEvent(Event):
+    type: Literal["context"] = "context"
+    messages: list[Any]
+
+
+class InputEvent(Event):
+    type: Literal["input"] = "input"
+    text: str
+    images: list[Any] | None = None
+    source: Literal["interactive", "rpc", "extension"] = "interactive"
+
+
+class BeforeAgentStartEvent(Event):
+    type: Literal["before_agent_start"] = "before_agent_start"
+    prompt: str
+    images: list[Any] | None = None
+    system_prompt: list[str]
+
+
+# -- runtime ----------------------------------------------------------------------
+
+
+class ExtensionErrorEvent(Event):
+    type: Literal["extension_error"] = "extension_error"
+    extension_path: str
+    event: str
+    error: str
+
+
+class NoticeEvent(Event):
+    type: Literal["notice"] = "notice"
+    level: Literal["info", "warning", "error"] = "info"
+    message: str
+    source: str | None = None
+
+
+class QueueUpdateEvent(Event):
+    type: Literal["queue_update"] = "queue_update"
+    steering: list[str] = Field(default_factory=list)
+    follow_up: list[str] = Field(default_factory=list)
+
+
+class ModelChangedEvent(Event):
+    type: Literal["model_changed"] = "model_changed"
+    model: str
+
+
+class ThinkingLevelChangedEvent(Event):
+    type: Literal["thinking_level_changed"] = "thinking_level_changed"
+    thinking_level: str
+
+
+class AutoRetryStartEvent(Event):
+    type: Literal["auto_retry_start"] = "auto_retry_start"
+    attempt: int
+    max_attempts: int
+    delay_ms: int
+    error_message: str
+
+
+class AutoRetryEndEvent(Event):
+    type: Literal["auto_retry_end"] = "auto_retry_end"
+    success: bool
+    attempt: int
+    final_error: str | None = None
+
+
+class AutoCompactionStartEvent(Event):
+    type: Literal["auto_compaction_start"] = "auto_compaction_start"
+    reason: str
+
+
+class AutoCompactionEndEvent(Event):
+    type: Literal["auto_compaction_end"] = "auto_compaction_end"
+    aborted: bool = False
+    will_retry: bool = False
+    error_message: str | None = None
+
+
+# -- sessions ---------------------------------------------------------------------
+
+
+class SessionStartEvent(Event):
+    type: Literal["session_start"] = "session_start"
+
+
+class SessionBeforeSwitchEvent(Event):
+    type: Literal["session_before_switch"] = "session_before_switch"
+    reason: Literal["new", "resume", "fork"]
+    target_session_file: str | None = None
+
+
+class SessionSwitchEvent(Event):
+    type: Literal["session_switch"] = "session_switch"
+    reason: str
+    previous_session_file: str | None = None
+
+
+class SessionBeforeBranchEvent(Event):
+    type: Literal["session_before_branch"] = "session_before_branch"
+    entry_id: str
+
+
+class SessionBranchEvent(Event):
+    type: Literal["session_branch"] = "session_branch"
+    previous_session_file: str | None = None
+
+
+class SessionBeforeCompactEvent(Event):
+    type: Literal["session_before_compact"] = "session_before_compact"
+    branch_entries: list[Any] = Field(default_factory=list)
+    custom_instructions: str | None = None
+
+
+class SessionCompactingEvent(Event):
+    type: Literal["session_compacting"] = "session_compacting"
+    session_id: str
+    messages: list[Any] = Field(default_factory=list)
+
+
+class SessionCompactEvent(Event):
+    type: Literal["session_compact"] = "session_compact"
+    compaction_entry: Any = None
+    from_extension: bool = False
+
+
+class SessionBeforeTreeEvent(Event):
+    type: Literal["session_before_tree"] = "session_before_tree"
+    target_id: str
+    old_leaf_id: str | None = None
+
+
+class SessionTreeEvent(Event):
+    type: Literal["session_tree"] = "session_tree"
+    new_leaf_id: str | None = None
+    old_leaf_id: str | None = None
+
+
+class SessionShutdownEvent(Event):
+    type: Literal["session_shutdown"] = "session_shutdown"
+
+
+class UserBashEvent(Event):
+    type: Literal["user_bash"] = "user_bash"
+    command: str
+    exclude_from_context: bool = False
+    cwd: str
+
+
+class UserPythonEvent(Event):
+    type: Literal["user_python"] = "user_python"
+    code: str
+    exclude_from_context: bool = False
+    cwd: str
+
+
+class ResourcesDiscoverEvent(Event):
+    type: Literal["resources_discover"] = "resources_discover"
+    cwd: str
+    reason: Literal["startup", "reload"] = "startup"
+
+
+# -- hook results -----------------------------------------------------------------
+
+
+class ToolCallDecision(WireModel):
+    """Returned from omp_tool_call: block the call, or revise its input."""
+
+    block: bool = False
+    reason: str | None = None
+    input: dict[str, Any] | None = None
+
+
+class ToolResultPatch(WireModel):
+    """Returned from omp_tool_result: fields given replace the result's; others stay."""
+
+    content: list[Any] | None = None
+    details: Any = None
+    is_error: bool | None = None
+
+
+class ContextPatch(WireModel):
+    messages: list[Any] | None = None
+
+
+class InputPatch(WireModel):
+    handled: bool = False
+    text: str | None = None
+    images: list[Any] | None = None
+
+
+class BeforeAgentStartPatch(WireModel):
+    message: dict[str, Any] | None = None
+    system_prompt: list[str] | None = None
+
+
+class SessionBeforeDecision(WireModel):
+    """Returned from session_before_* hooks: cancel, or supply a custom compaction or
+    branch summary in place of the default."""
+
+    cancel: bool = False
+    skip_conversation_restore: bool | None = None
+    compaction: Any = None
+    summary: Any = None
+
+
+class ExecutionOverride(WireModel):
+    """Returned from omp_user_bash / omp_user_python: this result replaces execution."""
+
+    result: Any = None
+
+
+def assistant_event_dict(kind: str, message: AssistantMessage, **fields: Any) -> dict[str, Any]:
+    """One normalized provider stream event, as carried in message_update events."""
+    return {"type": kind, **fields, "partial": message}

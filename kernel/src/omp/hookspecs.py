@@ -1,0 +1,511 @@
+"""The hook specifications: the whole contract between the kernel and its plugins.
+
+Two families:
+
+* registration hooks (``omp_register_*``) are called once, while the runtime is
+  built. They are plain ``def`` functions that return a list of things to add (or
+  ``None``). The kernel collects every plugin's list, rejects two plugins that claim
+  the same name (naming both), and sorts for a deterministic order.
+* event hooks are named after omp's events with the ``omp_`` prefix and may be ``def``
+  or ``async def``. Each receives ``event`` (a model from ``omp.events``), ``ctx``
+  (``omp.context.HandlerContext``) and ``api`` (``omp.api.OmpAPI``); like every
+  pluggy hook, an implementation declares only the arguments it uses.
+
+How results of several implementations combine, by rule (``omp.dispatch.RULES``):
+
+* ``first_block`` - the first result with ``block`` set wins and later handlers are
+  not called; a handler that raises blocks the tool (fail-closed).
+* ``chain`` - a middleware chain: each handler sees the event as the previous ones
+  changed it; a partial patch keeps the fields it omits.
+* ``first_cancel`` - the first result that cancels (or supplies a custom
+  compaction / summary) wins; later handlers are not called.
+* ``first_result`` - the first non-None result replaces the default behaviour.
+* ``observer`` - every handler runs; return values are ignored.
+
+Call order is pluggy's: ``tryfirst`` implementations first, ``trylast`` last, and
+otherwise the most recently registered first. Outside ``first_block``, a handler that
+raises is reported as an ``extension_error`` event naming the plugin and the hook, and
+the run goes on as if that handler had returned nothing.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from omp.api import OmpAPI
+    from omp.context import HandlerContext
+
+hookspec = pluggy.HookspecMarker("omp")
+
+# -- registration hooks -------------------------------------------------------------
+
+
+@hookspec
+def omp_register_tools(api: OmpAPI) -> list[Any] | None:
+    """Contribute tools the model may call.
+
+    When: once, while the runtime is built (before any session event).
+    Args: ``api`` - the runtime actions object; actions raise until loading is done.
+    Returns: a list of ``omp.tools.Tool`` objects, or None.
+    Combination: all lists are concatenated; two tools with one name is an error that
+    names both plugins. Order: sorted by name.
+    Raising: the plugin is reported as failed and its tools are missing.
+    """
+
+
+@hookspec
+def omp_register_providers(api: OmpAPI) -> list[Any] | None:
+    """Contribute model providers, each with its catalogue of models.
+
+    When: once, while the runtime is built.
+    Args: ``api`` - the runtime actions object.
+    Returns: a list of ``omp.providers.Provider`` objects, or None.
+    Combination: concatenated; a duplicate provider name is an error naming both.
+    Raising: the plugin is reported as failed and its providers are missing.
+    """
+
+
+@hookspec
+def omp_register_commands(api: OmpAPI) -> list[Any] | None:
+    """Contribute slash commands (``/name args`` typed as input).
+
+    When: once, while the runtime is built.
+    Args: ``api`` - the runtime actions object.
+    Returns: a list of ``omp.contrib.Command`` objects, or None.
+    Combination: concatenated; a duplicate command name is an error naming both.
+    Raising: the plugin is reported as failed and its commands are missing.
+    """
+
+
+@hookspec
+def omp_register_flags(api: OmpAPI) -> list[Any] | None:
+    """Contribute command-line flags; ``omp --help`` lists them.
+
+    When: once, before the command line is parsed (also for ``omp --help``), so an
+    implementation must be cheap: no heavy imports.
+    Args: ``api`` - the runtime actions object.
+    Returns: a list of ``omp.contrib.Flag`` objects, or None. Values are read back with
+    ``api.get_flag(name)``.
+    Combination: concatenated; a duplicate flag is an error naming both; a plugin flag
+    shadows a built-in flag of the same name.
+    Raising: the plugin is reported as failed and its flags are missing.
+    """
+
+
+@hookspec
+def omp_register_modes(api: OmpAPI) -> list[Any] | None:
+    """Contribute run modes (print, json, interactive, rpc, acp...).
+
+    When: once, while the runtime is built.
+    Args: ``api`` - the runtime actions object.
+    Returns: a list of ``omp.contrib.RunMode`` objects, or None.
+    Combination: concatenated; a duplicate mode name is an error naming both.
+    Raising: the plugin is reported as failed and its modes are missing.
+    """
+
+
+@hookspec
+def omp_register_shortcuts(api: OmpAPI) -> list[Any] | None:
+    """Contribute keyboard shortcuts for interactive modes.
+
+    When: once, while the runtime is built.
+    Args: ``api`` - the runtime actions object.
+    Returns: a list of ``omp.contrib.Shortcut`` objects, or None.
+    Combination: concatenated; a duplicate key is an error naming both.
+    Raising: the plugin is reported as failed and its shortcuts are missing.
+    """
+
+
+@hookspec
+def omp_register_renderers(api: OmpAPI) -> list[Any] | None:
+    """Contribute renderers for custom messages and tool calls/results.
+
+    When: once, while the runtime is built.
+    Args: ``api`` - the runtime actions object.
+    Returns: a list of ``omp.contrib.Renderer`` objects, or None.
+    Combination: concatenated; a duplicate (kind, name) is an error naming both.
+    Raising: the plugin is reported as failed and its renderers are missing.
+    """
+
+
+# -- session events -----------------------------------------------------------------
+
+
+@hookspec
+def omp_session_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """A session is ready: loaded or created, before the first prompt.
+
+    When: once per session, after plugins load and the session file is open.
+    Args: ``event`` (SessionStartEvent), ``ctx``, ``api`` (actions now work).
+    Returns: ignored. Combination: observer; every handler runs.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_session_before_switch(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """A switch to another session (new, resume, fork) is about to happen.
+
+    When: before the current session is left.
+    Args: ``event`` (SessionBeforeSwitchEvent: reason, target_session_file).
+    Returns: ``{"cancel": True}`` to stop the switch, or None.
+    Combination: first_cancel; the first cancel wins, later handlers are skipped.
+    Raising: reported as ``extension_error``; treated as no result.
+    """
+
+
+@hookspec
+def omp_session_switch(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """The session was switched.
+
+    When: after a new, resumed or forked session became current.
+    Args: ``event`` (SessionSwitchEvent: reason, previous_session_file).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_session_before_branch(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """The session is about to branch from an earlier entry.
+
+    When: before the leaf moves.
+    Args: ``event`` (SessionBeforeBranchEvent: entry_id).
+    Returns: ``{"cancel": True}`` or ``{"skip_conversation_restore": True}``, or None.
+    Combination: first_cancel; the first cancel wins.
+    Raising: reported as ``extension_error``; treated as no result.
+    """
+
+
+@hookspec
+def omp_session_branch(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """The session branched; the conversation was rebuilt from the new leaf.
+
+    When: after the leaf moved. Args: ``event`` (SessionBranchEvent).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_session_before_compact(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """Compaction is about to summarise older context.
+
+    When: before a manual or automatic compaction.
+    Args: ``event`` (SessionBeforeCompactEvent: branch_entries, custom_instructions).
+    Returns: ``{"cancel": True}``, or ``{"compaction": {...}}`` to supply the summary.
+    Combination: first_cancel; the first cancel or custom compaction wins.
+    Raising: reported as ``extension_error``; treated as no result.
+    """
+
+
+@hookspec
+def omp_session_compacting(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """Compaction is running with the messages it will summarise.
+
+    When: after session_before_compact allowed it, before the summary request.
+    Args: ``event`` (SessionCompactingEvent: session_id, messages).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_session_compact(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """A compaction entry was written.
+
+    When: after compaction. Args: ``event`` (SessionCompactEvent).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_session_before_tree(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """Navigation to another point of the session tree is about to happen.
+
+    When: before the leaf moves (``/tree``).
+    Args: ``event`` (SessionBeforeTreeEvent: target_id, old_leaf_id).
+    Returns: ``{"cancel": True}`` or ``{"summary": {...}}`` for the abandoned branch.
+    Combination: first_cancel; the first cancel or summary wins.
+    Raising: reported as ``extension_error``; treated as no result.
+    """
+
+
+@hookspec
+def omp_session_tree(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """The session navigated its tree.
+
+    When: after the leaf moved. Args: ``event`` (SessionTreeEvent).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_session_shutdown(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """The session is closing (end of a print run, exit of the interactive mode).
+
+    When: once, last. Args: ``event`` (SessionShutdownEvent).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; shutdown goes on.
+    """
+
+
+# -- prompt and agent events -----------------------------------------------------------
+
+
+@hookspec
+def omp_input(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """User input arrived, before commands are matched or the agent runs.
+
+    When: for every prompt typed, piped, sent over RPC or by a plugin.
+    Args: ``event`` (InputEvent: text, images, source).
+    Returns: ``{"text": ...}`` to rewrite the input, ``{"handled": True}`` to consume it
+    (nothing runs), or None.
+    Combination: chain; each handler sees the text as rewritten so far; the first
+    ``handled`` stops the chain.
+    Raising: reported as ``extension_error``; the input goes on unchanged.
+    """
+
+
+@hookspec
+def omp_before_agent_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """A prompt is about to start the agent.
+
+    When: after input handling, before agent_start.
+    Args: ``event`` (BeforeAgentStartEvent: prompt, images, system_prompt as a list of
+    sections).
+    Returns: ``{"system_prompt": [...]}`` to replace the sections for this prompt,
+    ``{"message": {custom message}}`` to add a message before the prompt, or None.
+    Combination: chain; each handler sees the sections as changed so far; messages
+    from all handlers are added in order.
+    Raising: reported as ``extension_error``; the prompt goes on.
+    """
+
+
+@hookspec
+def omp_agent_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """The agent started working on a prompt.
+
+    When: once per prompt, before the first turn. Args: ``event`` (AgentStartEvent).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_agent_end(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """The agent finished a prompt (the model stopped, errored or was aborted).
+
+    When: once per prompt, last. Args: ``event`` (AgentEndEvent: messages).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_turn_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """A turn (one model call and its tool calls) starts.
+
+    When: before each model request of a prompt; there may be many per prompt.
+    Args: ``event`` (TurnStartEvent: turn_index, timestamp).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_turn_end(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """A turn ended.
+
+    When: after the assistant message and all its tool results.
+    Args: ``event`` (TurnEndEvent: turn_index, message, tool_results).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_context(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """The messages of one provider request, before they are sent.
+
+    When: before every model request. Changes apply to that request only and are not
+    written to the session.
+    Args: ``event`` (ContextEvent: messages).
+    Returns: ``{"messages": [...]}`` to replace the list, or None.
+    Combination: chain; each handler sees the list as changed so far.
+    Raising: reported as ``extension_error``; the request goes on.
+    """
+
+
+@hookspec
+def omp_message_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """A message (user, assistant, tool result, custom) starts.
+
+    When: as the message enters the conversation; assistant messages then stream.
+    Args: ``event`` (MessageStartEvent: message).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_message_update(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """An assistant message streamed a piece (text, thinking or tool-call delta).
+
+    When: for every normalized provider event between start and done.
+    Args: ``event`` (MessageUpdateEvent: message, assistant_message_event).
+    Returns: ignored. Combination: observer. Keep it fast: it runs per delta.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_message_end(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """A message is complete and has been written to the session.
+
+    When: once per message. Args: ``event`` (MessageEndEvent: message).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_tool_call(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """The model called a tool; the call is about to run.
+
+    When: after the arguments validated, before execute().
+    Args: ``event`` (ToolCallEvent: tool_call_id, tool_name, input).
+    Returns: ``{"block": True, "reason": "..."}`` to stop the call (the model gets the
+    reason as the tool's error result), ``{"input": {...}}`` to revise the arguments
+    (revalidated), or None.
+    Combination: first_block; the first block wins and later handlers are skipped.
+    Raising: fail-closed - the tool is blocked with the error as the reason.
+    """
+
+
+@hookspec
+def omp_tool_result(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """A tool produced its result (also for errors and blocks).
+
+    When: after execute() returned and its result was coerced, before it is recorded.
+    Args: ``event`` (ToolResultEvent: tool_call_id, tool_name, input, content,
+    details, is_error).
+    Returns: a partial patch ``{"content"?, "details"?, "is_error"?}``, or None.
+    Combination: chain; each handler sees the result as patched so far; omitted
+    fields keep their value.
+    Raising: reported as ``extension_error``; the result goes on unchanged.
+    """
+
+
+@hookspec
+def omp_tool_execution_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """A tool call started executing.
+
+    When: before tool_call handlers run for it.
+    Args: ``event`` (ToolExecutionStartEvent: tool_call_id, tool_name, args).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_tool_execution_update(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """A running tool reported partial output through on_update.
+
+    When: as often as the tool reports.
+    Args: ``event`` (ToolExecutionUpdateEvent: partial_result).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_tool_execution_end(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """A tool call finished (success, error, block, skip or abort).
+
+    When: once per tool call, after tool_result handlers.
+    Args: ``event`` (ToolExecutionEndEvent: result, is_error).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_user_bash(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """The user ran a shell command directly (``!cmd`` in interactive modes).
+
+    When: before the command runs.
+    Args: ``event`` (UserBashEvent: command, exclude_from_context, cwd).
+    Returns: ``{"result": {...}}`` to replace execution with this result, or None.
+    Combination: first_result; the first result wins.
+    Raising: reported as ``extension_error``; treated as no result.
+    """
+
+
+@hookspec
+def omp_user_python(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """The user ran Python directly (``$code`` in interactive modes).
+
+    When: before the code runs.
+    Args: ``event`` (UserPythonEvent: code, exclude_from_context, cwd).
+    Returns: ``{"result": {...}}`` to replace execution with this result, or None.
+    Combination: first_result; the first result wins.
+    Raising: reported as ``extension_error``; treated as no result.
+    """
+
+
+@hookspec
+def omp_auto_compaction_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """Automatic compaction started.
+
+    When: the context crossed its threshold or overflowed.
+    Args: ``event`` (AutoCompactionStartEvent: reason).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_auto_compaction_end(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """Automatic compaction ended.
+
+    When: after it succeeded, failed or was aborted. Args: ``event``
+    (AutoCompactionEndEvent). Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_auto_retry_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """A failed provider request is about to be retried.
+
+    When: before the backoff delay. Args: ``event`` (AutoRetryStartEvent: attempt,
+    max_attempts, delay_ms, error_message). Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the retry goes on.
+    """
+
+
+@hookspec
+def omp_auto_retry_end(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """Retrying ended, successfully or not.
+
+    When: after the last attempt. Args: ``event`` (AutoRetryEndEvent: success,
+    attempt, final_error). Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_resources_discover(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+    """Resources (skills, prompt templates, themes) are being discovered.
+
+    When: at startup and on reload. Args: ``event`` (ResourcesDiscoverEvent: cwd,
+    reason). Returns: ignored (plugins contribute through registration hooks).
+    Combination: observer.
+    Raising: reported as ``extension_error``; discovery goes on.
+    """

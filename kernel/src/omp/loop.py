@@ -1,0 +1,410 @@
+"""The agent loop: prompt -> model -> tools -> model ... with omp's queue semantics.
+
+Outer loop: runs again while follow-up messages wait when the model would stop.
+Inner loop: one turn per model request, repeated while the model calls tools or
+steering messages wait. Every tool call gets exactly one result, whatever happens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from omp.abort import AbortSignal
+from omp.events import (
+    AgentEndEvent,
+    AgentStartEvent,
+    ContextEvent,
+    Event,
+    MessageEndEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    QueueUpdateEvent,
+    ToolCallEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+    ToolResultEvent,
+    TurnEndEvent,
+    TurnStartEvent,
+)
+from omp.messages import (
+    AssistantMessage,
+    ToolCall,
+    ToolResultMessage,
+    content_text,
+    convert_to_llm,
+)
+from omp.providers import LlmContext, Model, ModelRegistry, StreamOptions
+from omp.tools import (
+    ToolRegistry,
+    ToolResult,
+    coerce_tool_result,
+    describe_validation_error,
+    json_safe,
+)
+
+SKIPPED_TEXT = "Skipped due to queued user message."
+ABORTED_TEXT = "Tool execution was aborted."
+
+
+@dataclass
+class LoopSettings:
+    steering_mode: str = "one-at-a-time"
+    follow_up_mode: str = "one-at-a-time"
+    interrupt_mode: str = "immediate"
+
+
+Emit = Callable[[Event], Awaitable[None]]
+CallHook = Callable[[str, Event], Awaitable[Any]]
+
+
+class AgentBusyError(RuntimeError):
+    pass
+
+
+class Agent:
+    """Owns the conversation in memory, the queues and the abort signal of a run."""
+
+    def __init__(self, *, models: ModelRegistry, tools: ToolRegistry, model: Model | None,
+                 emit: Emit, call_hook: CallHook, tool_context: Callable[[], Any],
+                 settings: LoopSettings | None = None,
+                 stream_settings: dict[str, Any] | None = None) -> None:
+        self.models = models
+        self.tools = tools
+        self.model = model
+        self.system_prompt = ""
+        self.thinking_level = "off"
+        self.messages: list[Any] = []
+        self.settings = settings or LoopSettings()
+        self.stream_settings = stream_settings or {}
+        self.steering: deque[Any] = deque()
+        self.follow_up: deque[Any] = deque()
+        self.is_streaming = False
+        self.signal = AbortSignal()
+        self._emit = emit
+        self._call_hook = call_hook
+        self._tool_context = tool_context
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._background: set[asyncio.Future[None]] = set()
+
+    # -- queues -------------------------------------------------------------------------
+
+    async def _queue_changed(self) -> None:
+        await self._emit(QueueUpdateEvent(
+            steering=[_preview(m) for m in self.steering],
+            follow_up=[_preview(m) for m in self.follow_up]))
+
+    def steer(self, message: Any) -> None:
+        """Queue a message for after the current tool (call on the loop's thread)."""
+        self.steering.append(message)
+        self._spawn(self._queue_changed())
+
+    def queue_follow_up(self, message: Any) -> None:
+        """Queue a message for when the model would stop (call on the loop's thread)."""
+        self.follow_up.append(message)
+        self._spawn(self._queue_changed())
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _dequeue(self, queue: deque[Any], mode: str) -> list[Any]:
+        if not queue:
+            return []
+        if mode == "all":
+            taken = list(queue)
+            queue.clear()
+        else:
+            taken = [queue.popleft()]
+        await self._queue_changed()
+        return taken
+
+    def has_pending(self) -> bool:
+        return bool(self.steering or self.follow_up)
+
+    def abort(self) -> None:
+        self.signal.abort("aborted")
+
+    async def wait_for_idle(self) -> None:
+        await self._idle.wait()
+
+    # -- the run ------------------------------------------------------------------------
+
+    async def add_message(self, message: Any) -> None:
+        """Append a message to the conversation with its start/end events."""
+        await self._emit(MessageStartEvent(message=message))
+        self.messages.append(message)
+        await self._emit(MessageEndEvent(message=message))
+
+    async def run(self, new_messages: list[Any]) -> list[Any]:
+        """Run the agent on new messages until the model stops; returns what was added."""
+        if self.is_streaming:
+            raise AgentBusyError("the agent is already running")
+        self.is_streaming = True
+        self._idle.clear()
+        self.signal = AbortSignal()
+        start = len(self.messages)
+        try:
+            await self._emit(AgentStartEvent())
+            await self._run_loop(list(new_messages))
+            added = self.messages[start:]
+            await self._emit(AgentEndEvent(messages=added))
+            return added
+        finally:
+            self.is_streaming = False
+            self._idle.set()
+
+    async def _run_loop(self, pending: list[Any]) -> None:
+        turn_index = 0
+        while True:
+            has_more_tool_calls = True
+            while has_more_tool_calls or pending:
+                await self._emit(TurnStartEvent(turn_index=turn_index))
+                for message in pending:
+                    await self.add_message(message)
+                assistant = await self._stream_assistant()
+                calls = assistant.tool_calls
+                if assistant.stop_reason in ("error", "aborted"):
+                    results = [_result_message(c, ToolResult.error(ABORTED_TEXT)) for c in calls]
+                    for result in results:
+                        await self.add_message(result)
+                    await self._emit(TurnEndEvent(turn_index=turn_index, message=assistant,
+                                                  tool_results=results))
+                    return
+                results = await self._execute_tool_calls(calls) if calls else []
+                has_more_tool_calls = bool(calls)
+                await self._emit(TurnEndEvent(turn_index=turn_index, message=assistant,
+                                              tool_results=results))
+                turn_index += 1
+                if self.signal.aborted:
+                    return
+                pending = await self._dequeue(self.steering, self.settings.steering_mode)
+            pending = await self._dequeue(self.follow_up, self.settings.follow_up_mode)
+            if not pending:
+                return
+
+    # -- one model request ----------------------------------------------------------
+
+    async def _stream_assistant(self) -> AssistantMessage:
+        model = self.model
+        outcome = await self._call_hook("omp_context", ContextEvent(messages=list(self.messages)))
+        context = LlmContext(
+            system_prompt=self.system_prompt,
+            messages=convert_to_llm(outcome.event.messages),
+            tools=[tool.spec() for tool in self.tools.active()],
+        )
+        if model is None:
+            message = AssistantMessage(stop_reason="error", error_message="no model selected")
+            await self.add_message(message)
+            return message
+        provider = self.models.provider_of(model)
+        options = StreamOptions(signal=self.signal, thinking_level=self.thinking_level,
+                                max_tokens=model.max_tokens, settings=self.stream_settings)
+        state: dict[str, Any] = {"message": None, "final": None}
+
+        async def consume() -> None:
+            async for event in provider.stream(model, context, options):
+                kind = event["type"]
+                if kind == "start":
+                    state["message"] = event["partial"]
+                    await self._emit(MessageStartEvent(message=event["partial"]))
+                elif kind == "done":
+                    state["final"] = event["message"]
+                    return
+                elif kind == "error":
+                    state["final"] = event["error"]
+                    return
+                else:
+                    if state["message"] is None:
+                        state["message"] = event["partial"]
+                        await self._emit(MessageStartEvent(message=event["partial"]))
+                    await self._emit(MessageUpdateEvent(message=event["partial"],
+                                                        assistant_message_event=event))
+
+        error = await _race(consume(), self.signal)
+        final: AssistantMessage | None = state["final"]
+        if final is None:
+            final = state["message"] or AssistantMessage(
+                api=model.api, provider=model.provider, model=model.id)
+            if self.signal.aborted:
+                final.stop_reason, final.error_message = "aborted", "Request was aborted"
+            else:
+                final.stop_reason = "error"
+                final.error_message = error or "the provider's stream ended without a result"
+            _drop_incomplete_tool_calls(final)
+        if state["message"] is None:
+            await self._emit(MessageStartEvent(message=final))
+        self.messages.append(final)
+        await self._emit(MessageEndEvent(message=final))
+        return final
+
+    # -- tools ----------------------------------------------------------------------
+
+    async def _execute_tool_calls(self, calls: list[ToolCall]) -> list[ToolResultMessage]:
+        interrupt = AbortSignal(parent=self.signal)
+        results: dict[str, ToolResultMessage] = {}
+
+        async def run_one(call: ToolCall) -> None:
+            if interrupt.aborted:
+                results[call.id] = await self._finish_skipped(call, interrupt)
+                return
+            results[call.id] = await self._execute_one(call, interrupt)
+            immediate = self.settings.interrupt_mode == "immediate"
+            if immediate and self.steering and not interrupt.aborted:
+                interrupt.abort("steering")
+
+        for batch in self._batches(calls):
+            await asyncio.gather(*(run_one(call) for call in batch))
+        ordered = [results[call.id] for call in calls]
+        for message in ordered:
+            await self.add_message(message)
+        return ordered
+
+    def _batches(self, calls: list[ToolCall]) -> list[list[ToolCall]]:
+        """Consecutive shared tools run together; an exclusive tool runs alone."""
+        batches: list[tuple[bool, list[ToolCall]]] = []
+        for call in calls:
+            tool = self.tools.get(call.name)
+            exclusive = bool(tool and tool.exclusive)
+            if exclusive or not batches or batches[-1][0]:
+                batches.append((exclusive, [call]))
+            else:
+                batches[-1][1].append(call)
+        return [batch for _, batch in batches]
+
+    async def _finish_skipped(self, call: ToolCall, interrupt: AbortSignal) -> ToolResultMessage:
+        text = SKIPPED_TEXT if interrupt.reason == "steering" else ABORTED_TEXT
+        await self._emit(ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name,
+                                                 args=call.arguments))
+        return await self._finish(call, call.arguments, ToolResult.error(text))
+
+    async def _execute_one(self, call: ToolCall, interrupt: AbortSignal) -> ToolResultMessage:
+        await self._emit(ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name,
+                                                 args=call.arguments))
+        tool = self.tools.get(call.name)
+        if tool is None or call.name not in self.tools.active_names():
+            available = ", ".join(self.tools.active_names()) or "(none)"
+            text = f"Tool {call.name!r} not found. Available tools: {available}"
+            return await self._finish(call, call.arguments, ToolResult.error(text))
+        arguments = call.arguments
+        try:
+            params = tool.validate(arguments)
+            decision = await self._call_hook("omp_tool_call", ToolCallEvent(
+                tool_call_id=call.id, tool_name=call.name, input=arguments))
+            if decision is not None and decision.block:
+                reason = decision.reason or f"Tool call {call.name} was blocked"
+                return await self._finish(call, arguments, ToolResult.error(reason))
+            if decision is not None and decision.input is not None:
+                arguments = decision.input
+                params = tool.validate(arguments)
+        except ValidationError as exc:
+            error = ToolResult.error(describe_validation_error(call.name, exc))
+            return await self._finish(call, arguments, error)
+        signal = AbortSignal(parent=interrupt)
+        updates: list[asyncio.Future[Any]] = []
+        loop = asyncio.get_running_loop()
+
+        def on_update(partial: Any) -> None:
+            """Callable from the loop or from the tool's worker thread."""
+            event = ToolExecutionUpdateEvent(
+                tool_call_id=call.id, tool_name=call.name, args=arguments,
+                partial_result=_partial_payload(partial))
+            loop.call_soon_threadsafe(lambda: updates.append(
+                asyncio.ensure_future(self._emit(event))))
+
+        async def execute() -> Any:
+            ctx = self._tool_context()
+            if inspect.iscoroutinefunction(tool.execute):
+                return await tool.execute(call.id, params, signal, on_update, ctx)
+            raw = await asyncio.to_thread(tool.execute, call.id, params, signal, on_update, ctx)
+            return await raw if inspect.isawaitable(raw) else raw
+
+        box: dict[str, Any] = {}
+
+        async def capture() -> None:
+            box["raw"] = await execute()
+
+        error = await _race(capture(), signal)
+        await asyncio.sleep(0)
+        for update in updates:
+            await update
+        if "raw" in box:
+            result = coerce_tool_result(box["raw"])
+        elif signal.aborted:
+            text = SKIPPED_TEXT if signal.reason == "steering" else ABORTED_TEXT
+            result = ToolResult.error(text)
+        else:
+            result = ToolResult.error(f"Error: {error}")
+        return await self._finish(call, arguments, result)
+
+    async def _finish(self, call: ToolCall, arguments: dict[str, Any],
+                      result: ToolResult) -> ToolResultMessage:
+        outcome = await self._call_hook("omp_tool_result", ToolResultEvent(
+            tool_call_id=call.id, tool_name=call.name, input=arguments,
+            content=result.content, details=result.details, is_error=result.is_error))
+        patched = outcome.event
+        if patched.content is not result.content or patched.details is not result.details:
+            result = coerce_tool_result({"content": patched.content, "details": patched.details,
+                                         "is_error": patched.is_error})
+        result.is_error = bool(patched.is_error)
+        await self._emit(ToolExecutionEndEvent(
+            tool_call_id=call.id, tool_name=call.name,
+            result={"content": result.content, "details": result.details},
+            is_error=result.is_error))
+        return _result_message(call, result)
+
+
+def _result_message(call: ToolCall, result: ToolResult) -> ToolResultMessage:
+    return ToolResultMessage(tool_call_id=call.id, tool_name=call.name, content=result.content,
+                             details=result.details, is_error=result.is_error)
+
+
+def _drop_incomplete_tool_calls(message: AssistantMessage) -> None:
+    message.content = [b for b in message.content if not isinstance(b, ToolCall)]
+
+
+def _partial_payload(partial: Any) -> Any:
+    result = coerce_tool_result(partial)
+    return {"content": [b.model_dump(mode="json") for b in result.content],
+            "details": json_safe(result.details)}
+
+
+def _preview(message: Any) -> str:
+    content = getattr(message, "content", "")
+    return content_text(content) if isinstance(content, str | list) else str(content)
+
+
+async def _race(work: Awaitable[None], signal: AbortSignal) -> str | None:
+    """Run ``work`` until it ends or ``signal`` aborts (then cancel it).
+
+    Returns the error message if the work raised, else None.
+    """
+    task = asyncio.ensure_future(work)
+    stopper = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopper.cancel()
+    if not task.done():
+        task.cancel()
+        try:
+            await task
+        except (asyncio.CancelledError, Exception):
+            pass
+        return "aborted"
+    if task.cancelled():
+        return "cancelled"
+    exc = task.exception()
+    if exc is None:
+        return None
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

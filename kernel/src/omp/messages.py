@@ -1,0 +1,236 @@
+"""Message and content models: the shapes that sessions, events and providers share.
+
+Field names are snake_case in Python and camelCase on the wire (session files, JSON
+events), matching omp's formats byte for byte. Always serialise with `to_wire`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+
+class WireModel(BaseModel):
+    """Base for every model that is written to a session file or an event stream."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        extra="allow",
+    )
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def to_wire(model: BaseModel) -> dict[str, Any]:
+    """The JSON-ready dict of a model, camelCase, without unset optional fields."""
+    return model.model_dump(mode="json", exclude_none=True)
+
+
+# -- content blocks ---------------------------------------------------------------
+
+
+class TextContent(WireModel):
+    type: Literal["text"] = "text"
+    text: str
+    text_signature: str | None = None
+
+
+class ImageContent(WireModel):
+    type: Literal["image"] = "image"
+    data: str
+    mime_type: str
+
+
+class ThinkingContent(WireModel):
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    thinking_signature: str | None = None
+
+
+class RedactedThinkingContent(WireModel):
+    type: Literal["redactedThinking"] = "redactedThinking"
+    data: str
+
+
+class ToolCall(WireModel):
+    type: Literal["toolCall"] = "toolCall"
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]
+AssistantContent = Annotated[
+    TextContent | ThinkingContent | RedactedThinkingContent | ToolCall | ImageContent,
+    Field(discriminator="type"),
+]
+
+
+class Cost(WireModel):
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+    total: float = 0.0
+
+
+class Usage(WireModel):
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    total_tokens: int = 0
+    cost: Cost = Field(default_factory=Cost)
+
+
+StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
+
+# -- messages ---------------------------------------------------------------------
+
+
+class UserMessage(WireModel):
+    role: Literal["user"] = "user"
+    content: str | list[UserContent]
+    timestamp: int = Field(default_factory=now_ms)
+
+
+class AssistantMessage(WireModel):
+    role: Literal["assistant"] = "assistant"
+    content: list[AssistantContent] = Field(default_factory=list)
+    api: str = ""
+    provider: str = ""
+    model: str = ""
+    usage: Usage = Field(default_factory=Usage)
+    stop_reason: StopReason = "stop"
+    error_message: str | None = None
+    timestamp: int = Field(default_factory=now_ms)
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [block for block in self.content if isinstance(block, ToolCall)]
+
+    @property
+    def text(self) -> str:
+        return "".join(block.text for block in self.content if isinstance(block, TextContent))
+
+
+class ToolResultMessage(WireModel):
+    role: Literal["toolResult"] = "toolResult"
+    tool_call_id: str
+    tool_name: str
+    content: list[UserContent] = Field(default_factory=list)
+    details: Any = None
+    is_error: bool = False
+    timestamp: int = Field(default_factory=now_ms)
+
+
+class CustomMessage(WireModel):
+    """A plugin's message. Sent to the model as user text unless `exclude_from_context`
+    is set, which makes it UI-only: kept in the session, shown, never sent."""
+
+    role: Literal["custom"] = "custom"
+    custom_type: str
+    content: str | list[UserContent]
+    display: bool = True
+    details: Any = None
+    exclude_from_context: bool | None = None
+    timestamp: int = Field(default_factory=now_ms)
+
+
+class BashExecutionMessage(WireModel):
+    role: Literal["bashExecution"] = "bashExecution"
+    command: str
+    output: str = ""
+    exit_code: int | None = None
+    cancelled: bool = False
+    truncated: bool = False
+    exclude_from_context: bool | None = None
+    timestamp: int = Field(default_factory=now_ms)
+
+
+class BranchSummaryMessage(WireModel):
+    role: Literal["branchSummary"] = "branchSummary"
+    summary: str
+    from_id: str
+    timestamp: int = Field(default_factory=now_ms)
+
+
+class CompactionSummaryMessage(WireModel):
+    role: Literal["compactionSummary"] = "compactionSummary"
+    summary: str
+    tokens_before: int = 0
+    timestamp: int = Field(default_factory=now_ms)
+
+
+AgentMessage = Annotated[
+    UserMessage
+    | AssistantMessage
+    | ToolResultMessage
+    | CustomMessage
+    | BashExecutionMessage
+    | BranchSummaryMessage
+    | CompactionSummaryMessage,
+    Field(discriminator="role"),
+]
+LlmMessage = UserMessage | AssistantMessage | ToolResultMessage
+
+_AGENT_MESSAGE_ADAPTER: Any = None
+
+
+def parse_message(data: Any) -> Any:
+    """Validate a wire dict into the matching message model."""
+    global _AGENT_MESSAGE_ADAPTER
+    if _AGENT_MESSAGE_ADAPTER is None:
+        from pydantic import TypeAdapter
+
+        _AGENT_MESSAGE_ADAPTER = TypeAdapter(AgentMessage)
+    return _AGENT_MESSAGE_ADAPTER.validate_python(data)
+
+
+def content_text(content: str | list[Any]) -> str:
+    """The text of a content field, images omitted."""
+    if isinstance(content, str):
+        return content
+    return "".join(block.text for block in content if isinstance(block, TextContent))
+
+
+def convert_to_llm(messages: list[Any]) -> list[LlmMessage]:
+    """The one boundary where the agent's messages become what a provider may see.
+
+    user/assistant/toolResult pass through; custom, bash and summary messages become
+    user text; UI-only messages (`exclude_from_context`) and unknown roles are dropped.
+    """
+    out: list[LlmMessage] = []
+    for message in messages:
+        if isinstance(message, UserMessage | AssistantMessage | ToolResultMessage):
+            out.append(message)
+        elif isinstance(message, CustomMessage):
+            if not message.exclude_from_context:
+                out.append(UserMessage(content=message.content, timestamp=message.timestamp))
+        elif isinstance(message, BashExecutionMessage):
+            if not message.exclude_from_context:
+                text = f"Ran `{message.command}`\n```\n{message.output}\n```"
+                if message.exit_code not in (0, None):
+                    text += f"\n\nCommand exited with code {message.exit_code}"
+                out.append(UserMessage(content=text, timestamp=message.timestamp))
+        elif isinstance(message, BranchSummaryMessage):
+            text = (
+                "The following is a summary of a branch that this conversation came back "
+                f"from:\n\n<summary>\n{message.summary}\n</summary>"
+            )
+            out.append(UserMessage(content=text, timestamp=message.timestamp))
+        elif isinstance(message, CompactionSummaryMessage):
+            text = (
+                "The conversation history before this point was compacted into the "
+                f"following summary:\n\n<summary>\n{message.summary}\n</summary>"
+            )
+            out.append(UserMessage(content=text, timestamp=message.timestamp))
+    return out

@@ -1,0 +1,205 @@
+"""Building the plugin manager: entry-point plugins and single-file extensions.
+
+Entry points of group ``omp.plugins`` are loaded one at a time; a plugin that fails to
+import or to validate is recorded with its reason and everything else loads (set
+``OMP_STRICT_PLUGINS=1`` to make that fatal while developing a plugin). Built-in
+plugins take exactly this path too. A manager is built per run, never at import time.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pluggy
+
+from omp.errors import OmpError
+
+ENTRY_POINT_GROUP = "omp.plugins"
+
+
+@dataclass
+class PluginRecord:
+    name: str
+    source: str
+    version: str = ""
+    status: str = "loaded"
+    error: str | None = None
+    hooks: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PluginHost:
+    pm: pluggy.PluginManager
+    records: list[PluginRecord] = field(default_factory=list)
+
+    def failures(self) -> list[PluginRecord]:
+        return [r for r in self.records if r.status == "failed"]
+
+
+def new_plugin_manager() -> pluggy.PluginManager:
+    from omp import hookspecs
+
+    pm = pluggy.PluginManager("omp")
+    pm.add_hookspecs(hookspecs)
+    return pm
+
+
+def describe_failure(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or "(no message)"
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        return f"{type(exc).__name__}: {text}. The plugin needs the package that provides " \
+               f"'{exc.name}'; install it, or disable the plugin."
+    return f"{type(exc).__name__}: {text}"
+
+
+def _hooks_of(pm: pluggy.PluginManager, plugin: object) -> list[str]:
+    callers = pm.get_hookcallers(plugin) or []
+    return sorted(caller.name for caller in callers)
+
+
+def _register(host: PluginHost, plugin: object, record: PluginRecord, strict: bool) -> None:
+    pm = host.pm
+    try:
+        pm.register(plugin, name=record.name)
+        problem = _check_hook_names(pm, plugin)
+        if problem:
+            raise OmpError(problem)
+    except Exception as exc:
+        record.status, record.error = "failed", describe_failure(exc)
+        if pm.is_registered(plugin):
+            pm.unregister(plugin)
+        if strict:
+            raise OmpError(f"plugin {record.name} failed: {record.error}") from exc
+    else:
+        record.hooks = _hooks_of(pm, plugin)
+    host.records.append(record)
+
+
+def _check_hook_names(pm: pluggy.PluginManager, plugin: object) -> str | None:
+    """Catch the two silent mistakes: a misspelt hook name and a missing marker."""
+    registered = set(_hooks_of(pm, plugin))
+    unknown, unmarked = [], []
+    for name in dir(plugin):
+        if not name.startswith("omp_") or not callable(getattr(plugin, name, None)):
+            continue
+        caller = getattr(pm.hook, name, None)
+        if caller is None or caller.spec is None:
+            unknown.append(name)
+        elif name not in registered:
+            unmarked.append(name)
+    if unknown:
+        return f"implements unknown hook(s) {', '.join(unknown)}; see omp.hookspecs for the names"
+    if unmarked:
+        return f"{', '.join(unmarked)} lack(s) the @omp.hookimpl marker and would never be called"
+    return None
+
+
+def load_entry_points(host: PluginHost, disabled: set[str], strict: bool) -> None:
+    from importlib.metadata import entry_points
+
+    seen: dict[str, str] = {}
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        dist = getattr(ep, "dist", None)
+        dist_name = dist.name if dist else "?"
+        version = dist.version if dist else ""
+        record = PluginRecord(ep.name, f"entry point ({dist_name})", version)
+        if ep.name in seen:
+            record.status = "failed"
+            record.error = f"two distributions register the plugin name {ep.name!r}: " \
+                           f"{seen[ep.name]} and {dist_name}; only the first was loaded"
+            host.records.append(record)
+            continue
+        seen[ep.name] = dist_name
+        if ep.name in disabled:
+            record.status = "disabled"
+            host.records.append(record)
+            continue
+        try:
+            plugin = ep.load()
+        except Exception as exc:
+            record.status, record.error = "failed", describe_failure(exc)
+            host.records.append(record)
+            if strict:
+                raise OmpError(f"plugin {ep.name} failed to import: {record.error}") from exc
+            continue
+        _register(host, plugin, record, strict)
+
+
+def load_extension_file(host: PluginHost, path: Path, disabled: set[str], strict: bool) -> None:
+    name = f"ext:{path.stem}"
+    record = PluginRecord(name, f"extension {path}")
+    if path.stem in disabled or name in disabled:
+        record.status = "disabled"
+        host.records.append(record)
+        return
+    if host.pm.has_plugin(name):
+        record.status, record.error = "failed", "an extension with this name is already loaded"
+        host.records.append(record)
+        return
+    try:
+        module = _import_file(path)
+    except Exception as exc:
+        record.status, record.error = "failed", describe_failure(exc)
+        host.records.append(record)
+        if strict:
+            raise OmpError(f"extension {path} failed: {record.error}") from exc
+        return
+    _register(host, module, record, strict)
+
+
+def _import_file(path: Path) -> ModuleType:
+    if not path.is_file():
+        raise FileNotFoundError(f"no such extension file: {path}")
+    module_name = f"omp_extension_{abs(hash(str(path))):x}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return module
+
+
+def discover_extension_files(cwd: Path, agent_dir: Path) -> list[Path]:
+    """``.omp/extensions/*.py`` of the project, then ``<agent dir>/extensions/*.py``."""
+    found: list[Path] = []
+    for folder in (cwd / ".omp" / "extensions", agent_dir / "extensions"):
+        if folder.is_dir():
+            found.extend(sorted(p for p in folder.glob("*.py") if not p.name.startswith("_")))
+    return found
+
+
+def build_plugin_host(*, cwd: Path, agent_dir: Path, disabled: set[str] | None = None,
+                      extension_paths: list[Path] | None = None, discover: bool = True,
+                      entry_points: bool = True, extra_plugins: list[Any] | None = None,
+                      strict: bool | None = None) -> PluginHost:
+    """A fresh plugin manager with every plugin this run should have.
+
+    ``extension_paths`` (from ``-e``) always load; discovered extension folders only
+    when ``discover``. ``extra_plugins`` are objects registered directly (tests).
+    """
+    if strict is None:
+        strict = os.environ.get("OMP_STRICT_PLUGINS") == "1"
+    disabled = set(disabled or ())
+    host = PluginHost(new_plugin_manager())
+    if entry_points:
+        load_entry_points(host, disabled, strict)
+    paths = list(extension_paths or [])
+    if discover:
+        paths += discover_extension_files(cwd, agent_dir)
+    for path in dict.fromkeys(p.resolve() for p in paths):
+        load_extension_file(host, path, disabled, strict)
+    for plugin in extra_plugins or ():
+        name = getattr(plugin, "__name__", None) or type(plugin).__name__
+        _register(host, plugin, PluginRecord(name, "registered in process"), strict)
+    return host

@@ -1,0 +1,256 @@
+"""The provider contract: models keyed provider/id, and the normalized event stream.
+
+A provider's ``stream(model, context, options)`` is an async iterator of event dicts:
+``start``; for each content block ``text_start/_delta/_end``, ``thinking_start/_delta/
+_end`` or ``toolcall_start/_delta/_end``; then ``done`` (reason stop | length |
+toolUse) or ``error`` (reason error | aborted). ``AssistantStream`` builds these
+events and the partial message they carry, so a provider only reports what arrived.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from omp.errors import OmpError
+from omp.messages import (
+    AssistantMessage,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+)
+
+
+@dataclass(frozen=True)
+class Model:
+    provider: str
+    id: str
+    name: str = ""
+    api: str = ""
+    base_url: str = ""
+    context_window: int = 128_000
+    max_tokens: int = 16_384
+    reasoning: bool = False
+    input: tuple[str, ...] = ("text",)
+    cost: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{self.provider}/{self.id}"
+
+
+@dataclass
+class LlmContext:
+    """One provider request: the system prompt, the messages the model may see (already
+    converted by ``omp.messages.convert_to_llm``) and the tools it may call."""
+
+    system_prompt: str
+    messages: list[Any]
+    tools: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class StreamOptions:
+    signal: Any = None
+    thinking_level: str = "off"
+    api_key: str | None = None
+    max_tokens: int | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+
+
+class Provider:
+    """A model provider. Subclass and implement ``stream``.
+
+    ``fallback`` providers (the scripted demo) are chosen only when no other provider
+    is usable. ``unavailable_reason`` returns why the provider cannot be used now (a
+    missing key, say) or None when it can.
+    """
+
+    name: str = ""
+    api: str = ""
+    fallback: bool = False
+
+    def __init__(self, models: list[Model] | None = None) -> None:
+        self.models: list[Model] = list(models or [])
+
+    def unavailable_reason(self, settings: dict[str, Any]) -> str | None:
+        return None
+
+    def stream(self, model: Model, context: LlmContext,
+               options: StreamOptions) -> AsyncIterator[dict[str, Any]]:
+        raise NotImplementedError
+
+
+def parse_partial_json(text: str) -> dict[str, Any]:
+    """Arguments from possibly incomplete JSON: close what is open, drop what cannot be
+    completed; ``{}`` when nothing can be recovered."""
+    if not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+        return value if isinstance(value, dict) else {}
+    except ValueError:
+        pass
+    for cut in range(len(text), 0, -1):
+        head = text[:cut].rstrip().rstrip(",:")
+        closing = "".join(reversed(_open_brackets(head)))
+        try:
+            value = json.loads(head + closing)
+            return value if isinstance(value, dict) else {}
+        except ValueError:
+            continue
+    return {}
+
+
+def _open_brackets(text: str) -> list[str]:
+    stack: list[str] = []
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]" and stack:
+            stack.pop()
+    return [*stack, '"'] if in_string else stack
+
+
+class AssistantStream:
+    """Builds the normalized events of one assistant message, and the message itself."""
+
+    def __init__(self, model: Model) -> None:
+        self.message = AssistantMessage(api=model.api, provider=model.provider, model=model.id)
+        self._partial_json: dict[int, str] = {}
+
+    def _event(self, kind: str, **fields: Any) -> dict[str, Any]:
+        return {"type": kind, **fields, "partial": self.message}
+
+    @property
+    def _index(self) -> int:
+        return len(self.message.content) - 1
+
+    def start(self) -> dict[str, Any]:
+        return self._event("start")
+
+    def text_start(self) -> dict[str, Any]:
+        self.message.content.append(TextContent(text=""))
+        return self._event("text_start", contentIndex=self._index)
+
+    def text_delta(self, delta: str) -> dict[str, Any]:
+        block = self.message.content[-1]
+        block.text += delta
+        return self._event("text_delta", contentIndex=self._index, delta=delta)
+
+    def text_end(self) -> dict[str, Any]:
+        block = self.message.content[-1]
+        return self._event("text_end", contentIndex=self._index, content=block.text)
+
+    def thinking_start(self) -> dict[str, Any]:
+        self.message.content.append(ThinkingContent(thinking=""))
+        return self._event("thinking_start", contentIndex=self._index)
+
+    def thinking_delta(self, delta: str) -> dict[str, Any]:
+        block = self.message.content[-1]
+        block.thinking += delta
+        return self._event("thinking_delta", contentIndex=self._index, delta=delta)
+
+    def thinking_end(self, signature: str | None = None) -> dict[str, Any]:
+        block = self.message.content[-1]
+        if signature is not None:
+            block.thinking_signature = signature
+        return self._event("thinking_end", contentIndex=self._index, content=block.thinking)
+
+    def toolcall_start(self, call_id: str, name: str) -> dict[str, Any]:
+        self.message.content.append(ToolCall(id=call_id, name=name, arguments={}))
+        self._partial_json[self._index] = ""
+        return self._event("toolcall_start", contentIndex=self._index)
+
+    def toolcall_delta(self, fragment: str) -> dict[str, Any]:
+        index = self._index
+        self._partial_json[index] += fragment
+        self.message.content[index].arguments = parse_partial_json(self._partial_json[index])
+        return self._event("toolcall_delta", contentIndex=index, delta=fragment)
+
+    def toolcall_end(self) -> dict[str, Any]:
+        index = self._index
+        block = self.message.content[index]
+        block.arguments = parse_partial_json(self._partial_json.pop(index, ""))
+        return self._event("toolcall_end", contentIndex=index, toolCall=block)
+
+    def done(self, reason: str | None = None) -> dict[str, Any]:
+        if reason is None:
+            reason = "toolUse" if self.message.tool_calls else "stop"
+        self.message.stop_reason = reason  # type: ignore[assignment]
+        return {"type": "done", "reason": reason, "message": self.message}
+
+    def error(self, message: str, reason: str = "error") -> dict[str, Any]:
+        self.message.stop_reason = reason  # type: ignore[assignment]
+        self.message.error_message = message
+        return {"type": "error", "reason": reason, "error": self.message}
+
+
+# -- model registry and resolution ---------------------------------------------------
+
+
+class ModelRegistry:
+    """Every provider's models, keyed provider/id."""
+
+    def __init__(self, providers: list[Provider]) -> None:
+        self.providers = {p.name: p for p in providers}
+        self.models: list[Model] = [m for p in providers for m in p.models]
+
+    def provider_of(self, model: Model) -> Provider:
+        return self.providers[model.provider]
+
+    def find(self, key: str) -> Model | None:
+        return next((m for m in self.models if m.key == key), None)
+
+    def resolve(self, pattern: str) -> Model:
+        """provider/id exactly, then a unique id, then a unique fuzzy match."""
+        exact = self.find(pattern)
+        if exact:
+            return exact
+        lowered = pattern.lower()
+        by_id = [m for m in self.models if m.id.lower() == lowered]
+        if len(by_id) == 1:
+            return by_id[0]
+        fuzzy = [m for m in self.models if lowered in m.key.lower()]
+        if len(fuzzy) == 1:
+            return fuzzy[0]
+        candidates = by_id or fuzzy
+        if not candidates:
+            keys = [m.key for m in self.models]
+            close = difflib.get_close_matches(pattern, keys, n=5, cutoff=0.3)
+            candidates = [m for m in self.models if m.key in close]
+        if not self.models:
+            raise OmpError(f"unknown model {pattern!r}: no providers are installed")
+        if not candidates:
+            raise OmpError(f"unknown model {pattern!r}; available: "
+                           + ", ".join(m.key for m in self.models[:10]))
+        names = ", ".join(m.key for m in candidates[:5])
+        verb = "is ambiguous" if (by_id or fuzzy) else "is unknown"
+        raise OmpError(f"model {pattern!r} {verb}; closest matches: {names}")
+
+    def default(self, settings: dict[str, Any]) -> tuple[Model | None, list[str]]:
+        """The model to use without --model, and why other providers were passed over."""
+        reasons: list[str] = []
+        ordered = sorted(self.providers.values(), key=lambda p: p.fallback)
+        for provider in ordered:
+            if not provider.models:
+                continue
+            why = provider.unavailable_reason(settings)
+            if why:
+                reasons.append(f"{provider.name}: {why}")
+                continue
+            return provider.models[0], reasons
+        return None, reasons

@@ -1,0 +1,88 @@
+"""Collecting what plugins contribute through the registration hooks.
+
+Each contribution is validated centrally: a wrong type or a name claimed twice is
+reported naming the plugin(s), the rest is kept, and the result is sorted so the
+order does not depend on installation order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from omp.dispatch import collect_registrations
+from omp.plugin_manager import PluginHost, describe_failure
+
+
+@dataclass
+class Contributions:
+    items: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def of(self, kind: str) -> list[Any]:
+        return [item for _, item in self.items.get(kind, [])]
+
+    def owner(self, kind: str, key: str, key_of: Callable[[Any], str]) -> str | None:
+        return next((p for p, item in self.items.get(kind, []) if key_of(item) == key), None)
+
+
+def _types() -> dict[str, tuple[str, type, Callable[[Any], str]]]:
+    from omp.contrib import Command, Flag, Renderer, RunMode, Shortcut
+
+    kinds: dict[str, tuple[str, type, Callable[[Any], str]]] = {
+        "flags": ("omp_register_flags", Flag, lambda f: f.name),
+        "modes": ("omp_register_modes", RunMode, lambda m: m.name),
+        "commands": ("omp_register_commands", Command, lambda c: c.name),
+        "shortcuts": ("omp_register_shortcuts", Shortcut, lambda s: s.key),
+        "renderers": ("omp_register_renderers", Renderer, lambda r: f"{r.kind}:{r.name}"),
+    }
+    return kinds
+
+
+def _heavy_types() -> dict[str, tuple[str, type, Callable[[Any], str]]]:
+    from omp.providers import Provider
+    from omp.tools import Tool
+
+    return {
+        "tools": ("omp_register_tools", Tool, lambda t: t.name),
+        "providers": ("omp_register_providers", Provider, lambda p: p.name),
+    }
+
+
+def collect(host: PluginHost, api: Any, kinds: list[str],
+            into: Contributions | None = None) -> Contributions:
+    """Call the registration hooks for ``kinds`` (flags, modes, commands, shortcuts,
+    renderers, tools, providers) and add what they return to ``into``."""
+    result = into or Contributions()
+    table = _types()
+    if any(k in ("tools", "providers") for k in kinds):
+        table |= _heavy_types()
+    records = {r.name: r for r in host.records}
+
+    def failed(plugin: str, exc: BaseException) -> None:
+        record = records.get(plugin)
+        message = f"plugin {plugin} failed while registering: {describe_failure(exc)}"
+        if record is not None:
+            record.status, record.error = "failed", describe_failure(exc)
+        result.problems.append(message)
+
+    for kind in kinds:
+        hook, expected, key_of = table[kind]
+        owners: dict[str, str] = {}
+        kept: list[tuple[str, Any]] = []
+        for plugin, item in collect_registrations(host.pm, hook, api, failed):
+            if not isinstance(item, expected):
+                result.problems.append(f"plugin {plugin} returned {type(item).__name__} from "
+                                       f"{hook}; expected {expected.__name__}")
+                continue
+            key = key_of(item)
+            if key in owners:
+                result.problems.append(f"{kind[:-1]} {key!r} is registered by both "
+                                       f"{owners[key]} and {plugin}; keeping {owners[key]}'s")
+                continue
+            owners[key] = plugin
+            kept.append((plugin, item))
+        kept.sort(key=lambda pair: key_of(pair[1]))
+        result.items[kind] = kept
+    return result

@@ -1,0 +1,282 @@
+"""AgentSession: the running session that ties the loop, the hooks, the session file
+and the runtime actions together. Run modes drive it; embedders can too."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from omp.api import OmpAPI
+from omp.context import CommandContext, HandlerContext
+from omp.dispatch import HookDispatcher
+from omp.errors import OmpError
+from omp.events import (
+    BeforeAgentStartEvent,
+    Event,
+    ExtensionErrorEvent,
+    InputEvent,
+    MessageEndEvent,
+    ModelChangedEvent,
+    NoticeEvent,
+    SessionBeforeBranchEvent,
+    SessionBranchEvent,
+    SessionShutdownEvent,
+    SessionStartEvent,
+    ThinkingLevelChangedEvent,
+)
+from omp.loop import Agent, LoopSettings
+from omp.messages import CustomMessage, ImageContent, TextContent, UserMessage
+from omp.providers import Model, ModelRegistry
+from omp.session import SessionFile, SessionView
+from omp.system_prompt import join_system_prompt
+from omp.tools import ToolRegistry
+
+Subscriber = Callable[[Event], Any]
+
+
+class AgentSession:
+    def __init__(self, *, pm: Any, settings: Any, session_file: SessionFile,
+                 models: ModelRegistry, tools: ToolRegistry, model: Model | None,
+                 commands: dict[str, Any], flags: dict[str, Any], cwd: str,
+                 system_prompt_sections: list[str], api: OmpAPI | None = None,
+                 mode_name: str = "print", has_ui: bool = False, ui: Any = None,
+                 thinking_level: str = "off") -> None:
+        from omp.ui import NullUI
+
+        self.settings = settings
+        self.session_file = session_file
+        self.session_view = SessionView(session_file)
+        self.models = models
+        self.tools = tools
+        self.commands = commands
+        self.flags = flags
+        self.cwd = cwd
+        self.system_prompt_sections = list(system_prompt_sections)
+        self.mode_name = mode_name
+        self.has_ui = has_ui
+        self.ui = ui or NullUI()
+        self.api = api or OmpAPI()
+        self.subscribers: list[Subscriber] = []
+        self.next_turn: list[Any] = []
+        self.shutdown_requested = False
+        self.dispatcher = HookDispatcher(pm, self._report_extension_error)
+        self.context = HandlerContext(self)
+        self._command_context = CommandContext(self)
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
+        self.agent = Agent(
+            models=models, tools=tools, model=model, emit=self.emit,
+            call_hook=self.call_hook, tool_context=lambda: self.context,
+            settings=LoopSettings(
+                steering_mode=settings.get("steeringMode", "one-at-a-time"),
+                follow_up_mode=settings.get("followUpMode", "one-at-a-time"),
+                interrupt_mode=settings.get("interruptMode", "immediate")),
+            stream_settings=settings.data if hasattr(settings, "data") else {})
+        self.agent.thinking_level = thinking_level
+        self.agent.messages = list(session_file.build_context().messages)
+        self.api._bind(self)
+        self.api._set_flags(flags)
+
+    # -- events -----------------------------------------------------------------------
+
+    def subscribe(self, subscriber: Subscriber) -> Callable[[], None]:
+        """Receive every event in process (sync or async callable); returns unsubscribe."""
+        self.subscribers.append(subscriber)
+        return lambda: self.subscribers.remove(subscriber)
+
+    async def call_hook(self, hook_name: str, event: Event) -> Any:
+        return await self.dispatcher.call(hook_name, event, self.context, self.api)
+
+    async def emit(self, event: Event) -> None:
+        """Persist (for message_end), then run the event's hooks, then the subscribers."""
+        if isinstance(event, MessageEndEvent):
+            self.session_file.append_message(event.message)
+        await self.call_hook("omp_" + event.type, event)
+        await self._notify(event)
+
+    async def _notify(self, event: Event) -> None:
+        for subscriber in list(self.subscribers):
+            outcome = subscriber(event)
+            if inspect.isawaitable(outcome):
+                await outcome
+
+    async def _report_extension_error(self, plugin: str, hook: str, message: str) -> None:
+        await self._notify(ExtensionErrorEvent(extension_path=plugin, event=hook, error=message))
+
+    async def notice(self, message: str, level: str = "info") -> None:
+        await self._notify(NoticeEvent(level=level, message=message))  # type: ignore[arg-type]
+
+    # -- lifecycle ----------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        for warning in self.session_file.load_warnings:
+            await self.notice(warning, "warning")
+        model = self.agent.model
+        if model is not None and self.session_file.build_context().model != model.key:
+            self.session_file.append_model_change(model.key)
+        await self.call_hook("omp_session_start", SessionStartEvent())
+
+    async def shutdown(self) -> None:
+        await self.wait_for_idle()
+        await self.call_hook("omp_session_shutdown", SessionShutdownEvent())
+
+    def request_shutdown(self) -> None:
+        self.shutdown_requested = True
+        self.agent.abort()
+
+    async def wait_for_idle(self) -> None:
+        while True:
+            await self.agent.wait_for_idle()
+            pending = [t for t in self._tasks if not t.done()]
+            if not pending:
+                return
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    def _on_loop(self, action: Callable[[], Any]) -> None:
+        """Run ``action`` on the session's event loop, from any thread."""
+        if self._loop is None:
+            raise OmpError("the session has not started")
+        if threading.get_ident() == self._loop_thread:
+            action()
+        else:
+            self._loop.call_soon_threadsafe(action)
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- prompting ----------------------------------------------------------------------
+
+    async def prompt(self, text: str, images: list[Any] | None = None,
+                     source: str = "interactive") -> None:
+        """The whole prompt flow: input hooks, slash commands, before_agent_start, run."""
+        outcome = await self.call_hook("omp_input", InputEvent(text=text, images=images,
+                                                              source=source))
+        if outcome.handled:
+            return
+        text, images = outcome.event.text, outcome.event.images
+        if text.startswith("/"):
+            name, _, args = text[1:].partition(" ")
+            command = self.commands.get(name)
+            if command is not None:
+                result = command.handler(args.strip(), self._command_context)
+                if inspect.isawaitable(result):
+                    await result
+                return
+        start = await self.call_hook("omp_before_agent_start", BeforeAgentStartEvent(
+            prompt=text, images=images, system_prompt=list(self.system_prompt_sections)))
+        self.agent.system_prompt = join_system_prompt(start.event.system_prompt)
+        content: Any = text
+        if images:
+            content = [TextContent(text=text), *(_image(i) for i in images)]
+        messages = [*self.next_turn, UserMessage(content=content)]
+        messages += [_custom_message(m) for m in start.added_messages]
+        self.next_turn = []
+        await self.agent.run(messages)
+
+    def send_message(self, message: Any, deliver_as: str, trigger_turn: bool) -> None:
+        custom = _custom_message(message)
+        if deliver_as not in ("steer", "followUp", "nextTurn"):
+            raise OmpError(f"unknown deliver_as {deliver_as!r}; use steer, followUp or nextTurn")
+
+        def deliver() -> None:
+            if deliver_as == "nextTurn":
+                self.next_turn.append(custom)
+            elif self.agent.is_streaming:
+                (self.agent.steer if deliver_as == "steer" else self.agent.queue_follow_up)(custom)
+            elif trigger_turn:
+                self._spawn(self._run_idle([custom]))
+            else:
+                self._spawn(self.agent.add_message(custom))
+
+        self._on_loop(deliver)
+
+    def send_user_message(self, content: Any, deliver_as: str | None) -> None:
+        def deliver() -> None:
+            if self.agent.is_streaming:
+                message = UserMessage(content=content)
+                if deliver_as == "followUp":
+                    self.agent.queue_follow_up(message)
+                else:
+                    self.agent.steer(message)
+            else:
+                self._spawn(self.prompt(content if isinstance(content, str) else "",
+                                        source="extension"))
+
+        self._on_loop(deliver)
+
+    async def _run_idle(self, messages: list[Any]) -> None:
+        await self.agent.wait_for_idle()
+        if not self.agent.system_prompt:
+            self.agent.system_prompt = join_system_prompt(self.system_prompt_sections)
+        await self.agent.run(messages)
+
+    def append_entry(self, custom_type: str, data: Any) -> None:
+        from omp.tools import json_safe
+
+        self.session_file.append_custom(custom_type, json_safe(data))
+
+    # -- model and thinking ---------------------------------------------------------
+
+    def set_model(self, pattern: str) -> bool:
+        try:
+            model = self.models.resolve(pattern)
+        except OmpError:
+            return False
+        if self.models.provider_of(model).unavailable_reason(self.settings.data):
+            return False
+        self.agent.model = model
+        self.session_file.append_model_change(model.key)
+        self._on_loop(lambda: self._spawn(self._notify(ModelChangedEvent(model=model.key))))
+        return True
+
+    def set_thinking_level(self, level: str) -> None:
+        self.agent.thinking_level = level
+        self.session_file.append_thinking_level_change(level)
+        self._on_loop(lambda: self._spawn(
+            self._notify(ThinkingLevelChangedEvent(thinking_level=level))))
+
+    def context_usage(self) -> dict[str, Any] | None:
+        model = self.agent.model
+        for message in reversed(self.agent.messages):
+            usage = getattr(message, "usage", None)
+            if getattr(message, "role", "") == "assistant" and usage is not None:
+                tokens = usage.total_tokens or (usage.input + usage.output + usage.cache_read
+                                                + usage.cache_write)
+                window = model.context_window if model else 0
+                percent = round(100 * tokens / window, 1) if window else None
+                return {"tokens": tokens, "context_window": window, "percent": percent}
+        return None
+
+    # -- tree -------------------------------------------------------------------------
+
+    async def branch(self, entry_id: str) -> dict[str, bool]:
+        decision = await self.call_hook("omp_session_before_branch",
+                                        SessionBeforeBranchEvent(entry_id=entry_id))
+        if decision is not None and decision.cancel:
+            return {"cancelled": True}
+        self.session_file.branch(entry_id)
+        if not (decision and decision.skip_conversation_restore):
+            self.agent.messages = list(self.session_file.build_context().messages)
+        path = str(self.session_file.path) if self.session_file.path else None
+        await self.call_hook("omp_session_branch", SessionBranchEvent(previous_session_file=path))
+        return {"cancelled": False}
+
+
+def _image(value: Any) -> ImageContent:
+    return value if isinstance(value, ImageContent) else ImageContent.model_validate(value)
+
+
+def _custom_message(message: Any) -> CustomMessage:
+    if isinstance(message, CustomMessage):
+        return message
+    if isinstance(message, dict):
+        return CustomMessage.model_validate(message)
+    raise OmpError(f"a message must be a dict or CustomMessage, not {type(message).__name__}")

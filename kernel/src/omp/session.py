@@ -1,0 +1,518 @@
+"""Append-only JSONL session files (omp's format, version 3) and the context they rebuild.
+
+Line 1 is the header, every later line one entry of a tree linked by ``parentId``.
+The file is only ever appended to: a line that cannot be read is skipped and kept,
+and a torn last line (a killed write) is moved aside before the next append.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from omp.errors import OmpError
+from omp.messages import (
+    AssistantMessage,
+    BranchSummaryMessage,
+    CompactionSummaryMessage,
+    CustomMessage,
+    ToolCall,
+    ToolResultMessage,
+    parse_message,
+    to_wire,
+)
+
+CURRENT_VERSION = 3
+_CONTEXT_TYPES = ("message", "custom_message", "branch_summary")
+
+
+class _Leaf(Enum):
+    CURRENT = "current"
+
+
+@dataclass
+class SessionContext:
+    messages: list[Any] = field(default_factory=list)
+    model: str | None = None
+    thinking_level: str | None = None
+
+
+@dataclass
+class _TornTail:
+    offset: int
+    data: bytes
+    target: Path
+
+
+def iso_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _iso_to_ms(value: Any) -> int:
+    try:
+        return int(datetime.fromisoformat(value).timestamp() * 1000)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _encode(entry: dict[str, Any]) -> bytes:
+    try:
+        text = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        # Lone surrogates cannot be UTF-8; JSON escapes keep the line valid.
+        return (json.dumps(entry, separators=(",", ":")) + "\n").encode("ascii")
+
+
+def _loads(raw: bytes) -> dict[str, Any] | None:
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _reason(exc: OSError) -> str:
+    return (exc.strerror or str(exc)).lower()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _ends_with_newline(path: Path) -> bool:
+    with open(path, "rb") as f:
+        if f.seek(0, os.SEEK_END) == 0:
+            return True
+        f.seek(-1, os.SEEK_END)
+        return f.read(1) == b"\n"
+
+
+def _wire_block(block: Any) -> Any:
+    return to_wire(block) if isinstance(block, BaseModel) else block
+
+
+def _entry_message(entry: dict[str, Any]) -> Any:
+    """The message an entry contributes to the context; raises ValidationError if malformed."""
+    kind, ms = entry.get("type"), _iso_to_ms(entry.get("timestamp"))
+    if kind == "message":
+        data = entry.get("message")
+        if isinstance(data, dict) and data.get("role") == "hookMessage":
+            data = {**data, "role": "custom"}
+        return parse_message(data)
+    if kind == "custom_message":
+        return CustomMessage(
+            custom_type=entry.get("customType"),
+            content=entry.get("content"),
+            display=entry.get("display", True),
+            details=entry.get("details"),
+            timestamp=ms,
+        )
+    return BranchSummaryMessage(
+        summary=entry.get("summary"), from_id=entry.get("fromId"), timestamp=ms
+    )
+
+
+def _drop_dangling_tool_calls(messages: list[Any]) -> list[Any]:
+    """Remove tool calls without a later result and results without an earlier call."""
+    called: set[str] = set()
+    answered: set[str] = set()
+    kept: list[Any] = []
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            called.update(call.id for call in message.tool_calls)
+        elif isinstance(message, ToolResultMessage):
+            if message.tool_call_id not in called or message.tool_call_id in answered:
+                continue
+            answered.add(message.tool_call_id)
+        kept.append(message)
+    out: list[Any] = []
+    for message in kept:
+        if isinstance(message, AssistantMessage) and any(
+            call.id not in answered for call in message.tool_calls
+        ):
+            content = [
+                block
+                for block in message.content
+                if not (isinstance(block, ToolCall) and block.id not in answered)
+            ]
+            if not content:
+                continue
+            message = message.model_copy(update={"content": content})
+        out.append(message)
+    return out
+
+
+class SessionFile:
+    """One session: its header, its entries in file order and the current leaf."""
+
+    def __init__(self, path: Path | None, header: dict[str, Any], *, persisted: bool) -> None:
+        self.path = path
+        self.header = header
+        self.entries: list[dict[str, Any]] = []
+        self.leaf_id: str | None = None
+        self.load_warnings: list[str] = []
+        self._by_id: dict[str, dict[str, Any]] = {}
+        self._unreadable: set[str] = set()
+        self._persisted = persisted
+        self._torn: _TornTail | None = None
+        self._check_tail = False
+
+    @classmethod
+    def create(
+        cls,
+        cwd: str,
+        path: Path | None,
+        parent_session: str | None = None,
+        *,
+        session_id: str | None = None,
+    ) -> SessionFile:
+        """A new session; ``path=None`` keeps it in memory for good."""
+        header: dict[str, Any] = {
+            "type": "session",
+            "version": CURRENT_VERSION,
+            "id": session_id or str(uuid.uuid4()),
+            "timestamp": iso_now(),
+            "cwd": cwd,
+        }
+        if parent_session:
+            header["parentSession"] = parent_session
+        return cls(Path(path) if path is not None else None, header, persisted=False)
+
+    @classmethod
+    def open(cls, path: Path) -> SessionFile:
+        path = Path(path)
+        try:
+            data = path.read_bytes()
+        except IsADirectoryError:
+            raise OmpError(f"cannot open session {path}: it is a directory") from None
+        except FileNotFoundError:
+            raise OmpError(f"cannot open session {path}: no such file") from None
+        except OSError as exc:
+            raise OmpError(f"cannot open session {path}: {_reason(exc)}") from None
+        lines = data.split(b"\n")
+        tail = lines.pop()
+        torn: _TornTail | None = None
+        check_tail = False
+        if tail.strip():
+            if _loads(tail) is None:
+                torn = _TornTail(
+                    len(data) - len(tail), tail, Path(f"{path}.torn-{int(time.time())}")
+                )
+            else:
+                lines.append(tail)
+                check_tail = True
+        elif tail:
+            check_tail = True
+        records = [(n, raw) for n, raw in enumerate(lines, 1) if raw.strip()]
+        header = _loads(records[0][1]) if records else None
+        if header is not None and header.get("type") == "title" and len(records) > 1:
+            title, records = header, records[1:]
+            header = _loads(records[0][1])
+            if header is not None and "title" in title:
+                header.setdefault("title", title["title"])
+        if not records:
+            reason = "line 1 is not a session header" if torn else "the file is empty"
+            raise OmpError(f"cannot open session {path}: {reason}")
+        if header is None or header.get("type") != "session" or not header.get("id"):
+            line = records[0][0]
+            raise OmpError(f"cannot open session {path}: line {line} is not a session header")
+        session = cls(path, header, persisted=True)
+        session._torn, session._check_tail = torn, check_tail
+        for lineno, raw in records[1:]:
+            entry = _loads(raw)
+            if entry is None:
+                session.load_warnings.append(f"{path}:{lineno}: skipped an unreadable line")
+            else:
+                session._load_entry(entry, f"{path}:{lineno}")
+        if torn is not None:
+            session.load_warnings.append(
+                f"{path}:{len(lines) + 1}: ignored a torn last line ({len(torn.data)} bytes) "
+                f"left by an interrupted write; it will be moved to {torn.target.name} "
+                "before the next write"
+            )
+        return session
+
+    def _load_entry(self, entry: dict[str, Any], where: str) -> None:
+        self._add(entry)
+        if entry.get("type") not in _CONTEXT_TYPES:
+            return
+        try:
+            _entry_message(entry)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            loc = ".".join(str(part) for part in first["loc"]) or "message"
+            self.load_warnings.append(
+                f"{where}: skipped an unreadable message ({loc}: {first['msg']})"
+            )
+            if isinstance(entry.get("id"), str):
+                self._unreadable.add(entry["id"])
+
+    def _add(self, entry: dict[str, Any]) -> None:
+        self.entries.append(entry)
+        entry_id = entry.get("id")
+        if isinstance(entry_id, str):
+            self._by_id.setdefault(entry_id, entry)
+            self.leaf_id = entry_id
+
+    @property
+    def session_id(self) -> str:
+        return str(self.header["id"])
+
+    @property
+    def cwd(self) -> str:
+        return str(self.header.get("cwd", ""))
+
+    @property
+    def is_persisted(self) -> bool:
+        return self._persisted
+
+    # -- writing -------------------------------------------------------------------
+
+    def ensure_on_disk(self) -> None:
+        """Write the header and every entry so far; later appends go straight to disk."""
+        if self._persisted or self.path is None:
+            return
+        data = b"".join(_encode(entry) for entry in [self.header, *self.entries])
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            try:
+                if os.fstat(fd).st_size:
+                    raise OmpError(f"cannot create session {self.path}: the file already exists")
+                try:
+                    _write_all(fd, data)
+                except OSError:
+                    os.ftruncate(fd, 0)
+                    raise
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise OmpError(f"cannot write session {self.path}: {_reason(exc)}") from None
+        self._persisted = True
+
+    def _append_line(self, line: bytes) -> None:
+        assert self.path is not None
+        try:
+            if self._torn is not None:
+                self._repair_torn_tail(self._torn)
+                self._torn = None
+            if self._check_tail and not _ends_with_newline(self.path):
+                line = b"\n" + line
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+            try:
+                _write_all(fd, line)
+            finally:
+                os.close(fd)
+            self._check_tail = False
+        except OSError as exc:
+            self._check_tail = True
+            raise OmpError(f"cannot write session {self.path}: {_reason(exc)}") from None
+
+    def _repair_torn_tail(self, torn: _TornTail) -> None:
+        """Move the torn bytes to a sibling file, then cut the session back to its last line."""
+        assert self.path is not None
+        with open(self.path, "r+b") as f:
+            f.seek(torn.offset)
+            if f.read() != torn.data:
+                raise OmpError(
+                    f"cannot write session {self.path}: its last line changed since it was loaded"
+                )
+            target, n = torn.target, 0
+            while target.exists():
+                n += 1
+                target = torn.target.with_name(f"{torn.target.name}.{n}")
+            with open(target, "xb") as out:
+                out.write(torn.data)
+                out.flush()
+                os.fsync(out.fileno())
+            f.truncate(torn.offset)
+
+    def _append(self, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
+        entry_id = uuid.uuid4().hex[-8:]
+        while entry_id in self._by_id:
+            entry_id = uuid.uuid4().hex[-8:]
+        entry = {
+            "type": kind,
+            "id": entry_id,
+            "parentId": self.leaf_id,
+            "timestamp": iso_now(),
+            **fields,
+        }
+        try:
+            line = _encode(entry)
+        except (TypeError, ValueError) as exc:
+            raise OmpError(f"cannot save a {kind} entry: {exc}") from None
+        if self._persisted:
+            self._append_line(line)
+            self._add(entry)
+        else:
+            self._add(entry)
+            if kind == "message" and fields["message"].get("role") == "assistant":
+                self.ensure_on_disk()
+        return entry
+
+    def append_message(self, message: BaseModel) -> dict[str, Any]:
+        return self._append("message", {"message": to_wire(message)})
+
+    def append_custom(self, custom_type: str, data: Any = None) -> dict[str, Any]:
+        fields: dict[str, Any] = {"customType": custom_type}
+        if data is not None:
+            fields["data"] = data
+        return self._append("custom", fields)
+
+    def append_custom_message(
+        self, custom_type: str, content: Any, display: bool = True, details: Any = None
+    ) -> dict[str, Any]:
+        if not isinstance(content, str):
+            content = [_wire_block(block) for block in content]
+        fields: dict[str, Any] = {"customType": custom_type, "content": content, "display": display}
+        if details is not None:
+            fields["details"] = details
+        return self._append("custom_message", fields)
+
+    def append_model_change(self, model_key: str) -> dict[str, Any]:
+        return self._append("model_change", {"model": model_key})
+
+    def append_thinking_level_change(self, level: str) -> dict[str, Any]:
+        return self._append("thinking_level_change", {"thinkingLevel": level})
+
+    def append_label(self, target_id: str, label: str | None) -> dict[str, Any]:
+        """Label an entry; ``label=None`` clears its label."""
+        if target_id not in self._by_id:
+            raise OmpError(f"cannot label entry {target_id}: no such entry in this session")
+        fields: dict[str, Any] = {"targetId": target_id}
+        if label is not None:
+            fields["label"] = label
+        return self._append("label", fields)
+
+    def append_branch_summary(self, from_id: str, summary: str) -> dict[str, Any]:
+        return self._append("branch_summary", {"fromId": from_id, "summary": summary})
+
+    # -- the tree ------------------------------------------------------------------
+
+    def branch(self, entry_id: str) -> None:
+        if entry_id not in self._by_id:
+            raise OmpError(f"cannot branch from entry {entry_id}: no such entry in this session")
+        self.leaf_id = entry_id
+
+    def reset_leaf(self) -> None:
+        self.leaf_id = None
+
+    def get_entry(self, entry_id: str) -> dict[str, Any] | None:
+        return self._by_id.get(entry_id)
+
+    def children(self, entry_id: str) -> list[dict[str, Any]]:
+        return [entry for entry in self.entries if entry.get("parentId") == entry_id]
+
+    def branch_entries(self, leaf_id: str | _Leaf | None = _Leaf.CURRENT) -> list[dict[str, Any]]:
+        """The entries from the root down to ``leaf_id`` (default: the current leaf)."""
+        if leaf_id is _Leaf.CURRENT:
+            leaf_id = self.leaf_id
+        if leaf_id is None:
+            return []
+        if leaf_id not in self._by_id:
+            raise OmpError(f"no entry {leaf_id} in session {self.session_id}")
+        path: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        entry = self._by_id.get(str(leaf_id))
+        while entry is not None and entry["id"] not in seen:
+            seen.add(entry["id"])
+            path.append(entry)
+            parent = entry.get("parentId")
+            entry = self._by_id.get(parent) if isinstance(parent, str) else None
+        path.reverse()
+        return path
+
+    def build_context(self) -> SessionContext:
+        """The messages and settings of the current branch, as the model should see them."""
+        path = self.branch_entries()
+        context = SessionContext()
+        start, compaction = 0, None
+        for index, entry in enumerate(path):
+            kind = entry.get("type")
+            if kind == "model_change" and entry.get("role", "default") == "default":
+                context.model = entry.get("model")
+            elif kind == "thinking_level_change":
+                context.thinking_level = entry.get("thinkingLevel")
+            elif kind == "reset_boundary":
+                start, compaction = index + 1, None
+            elif kind == "compaction":
+                compaction = index
+        emitted = path[start:]
+        messages: list[Any] = []
+        if compaction is not None:
+            summary = path[compaction]
+            try:
+                messages.append(
+                    CompactionSummaryMessage(
+                        summary=summary.get("summary"),
+                        tokens_before=summary.get("tokensBefore", 0),
+                        timestamp=_iso_to_ms(summary.get("timestamp")),
+                    )
+                )
+            except ValidationError:
+                pass
+            before = path[start:compaction]
+            first_kept = summary.get("firstKeptEntryId")
+            kept = next((i for i, e in enumerate(before) if e.get("id") == first_kept), len(before))
+            emitted = before[kept:] + path[compaction + 1 :]
+        for entry in emitted:
+            if entry.get("type") not in _CONTEXT_TYPES or entry.get("id") in self._unreadable:
+                continue
+            try:
+                messages.append(_entry_message(entry))
+            except ValidationError:
+                continue
+        context.messages = _drop_dangling_tool_calls(messages)
+        return context
+
+
+class SessionView:
+    """Read-only access to a session for plugins; entries handed out are copies."""
+
+    __slots__ = ("_session",)
+
+    def __init__(self, session: SessionFile) -> None:
+        self._session = session
+
+    @property
+    def session_id(self) -> str:
+        return self._session.session_id
+
+    @property
+    def path(self) -> Path | None:
+        return self._session.path
+
+    @property
+    def cwd(self) -> str:
+        return self._session.cwd
+
+    @property
+    def leaf_id(self) -> str | None:
+        return self._session.leaf_id
+
+    def entries(self) -> list[dict[str, Any]]:
+        return copy.deepcopy(self._session.entries)
+
+    def branch_entries(self, leaf_id: str | _Leaf | None = _Leaf.CURRENT) -> list[dict[str, Any]]:
+        return copy.deepcopy(self._session.branch_entries(leaf_id))
+
+    def get_entry(self, entry_id: str) -> dict[str, Any] | None:
+        return copy.deepcopy(self._session.get_entry(entry_id))
+
+    def build_context(self) -> SessionContext:
+        # Parsed messages may share nested values (details, arguments) with the entries.
+        return copy.deepcopy(self._session.build_context())

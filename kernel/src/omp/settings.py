@@ -1,0 +1,307 @@
+"""Settings: built-in defaults, two JSON files, the environment and the command line.
+
+Precedence, low to high::
+
+    DEFAULTS < <agent_dir>/settings.json (user) < <cwd>/.omp/settings.json (project)
+             < environment < cli
+
+Objects deep-merge; scalars and arrays replace wholesale. A missing file is skipped;
+a malformed one is an ``OmpError`` naming the file, line and column.
+
+The agent directory is ``$OMP_CODING_AGENT_DIR`` (``$PI_CODING_AGENT_DIR`` is accepted
+as a mirror), else ``~/.omp/agent``.
+
+Environment variables that act as settings (empty values count as unset):
+
+==============================  =========================================================
+Variable                        Setting
+==============================  =========================================================
+``OMP_SETTINGS``                a JSON object, deep-merged first at the environment level
+``OMP_MODEL``                   ``defaultModel``
+``OMP_THINKING``                ``defaultThinkingLevel``
+``OMP_DISABLED_PLUGINS``        ``disabledPlugins`` (comma-separated list)
+``OMP_SESSION_DIR``             ``sessionDir`` (wins over the next one)
+``PI_CODING_AGENT_SESSION_DIR`` ``sessionDir``
+``OMP_STEERING_MODE``           ``steeringMode``
+``OMP_FOLLOW_UP_MODE``          ``followUpMode``
+``OMP_INTERRUPT_MODE``          ``interruptMode``
+==============================  =========================================================
+
+The specific variables apply on top of ``OMP_SETTINGS``.
+
+This module is on the startup path: it imports only the standard library and
+``omp.errors``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import stat
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from omp.errors import OmpError
+
+AGENT_DIR_ENV = "OMP_CODING_AGENT_DIR"
+AGENT_DIR_ENV_MIRROR = "PI_CODING_AGENT_DIR"
+SETTINGS_FILE = "settings.json"
+PROJECT_DIR = ".omp"
+
+DEFAULTS: dict[str, Any] = {
+    "steeringMode": "one-at-a-time",
+    "followUpMode": "one-at-a-time",
+    "interruptMode": "immediate",
+    "defaultThinkingLevel": "off",
+    "defaultModel": None,
+    "disabledPlugins": [],
+    "extensions": [],
+    "sessionDir": None,
+    "retry": {"enabled": True, "maxRetries": 10, "baseDelayMs": 500},
+}
+
+ENUMS: dict[str, tuple[str, ...]] = {
+    "steeringMode": ("all", "one-at-a-time"),
+    "followUpMode": ("all", "one-at-a-time"),
+    "interruptMode": ("immediate", "wait"),
+}
+"""Top-level keys whose value must be one of a fixed set."""
+
+# (variable, setting key, is a comma list); later rows win over earlier ones.
+ENV_SETTINGS: tuple[tuple[str, str, bool], ...] = (
+    ("OMP_MODEL", "defaultModel", False),
+    ("OMP_THINKING", "defaultThinkingLevel", False),
+    ("OMP_DISABLED_PLUGINS", "disabledPlugins", True),
+    ("PI_CODING_AGENT_SESSION_DIR", "sessionDir", False),
+    ("OMP_SESSION_DIR", "sessionDir", False),
+    ("OMP_STEERING_MODE", "steeringMode", False),
+    ("OMP_FOLLOW_UP_MODE", "followUpMode", False),
+    ("OMP_INTERRUPT_MODE", "interruptMode", False),
+)
+ENV_SETTINGS_JSON = "OMP_SETTINGS"
+
+_MISSING = object()
+
+
+def agent_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The agent directory (user settings, sessions, plugins): see the module docstring."""
+    env = os.environ if env is None else env
+    for name in (AGENT_DIR_ENV, AGENT_DIR_ENV_MIRROR):
+        value = env.get(name)
+        if value:
+            return Path(os.path.abspath(os.path.expanduser(value)))
+    home = env.get("HOME")
+    return (Path(home) if home else Path.home()) / ".omp" / "agent"
+
+
+def user_settings_path(agent_directory: Path) -> Path:
+    return Path(agent_directory) / SETTINGS_FILE
+
+
+def project_settings_path(cwd: Path) -> Path:
+    return Path(cwd) / PROJECT_DIR / SETTINGS_FILE
+
+
+def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """A new dict: ``over`` on top of ``base``; objects merge, everything else replaces."""
+    merged = copy.deepcopy(dict(base))
+    for key, value in over.items():
+        current = merged.get(key)
+        if isinstance(current, Mapping) and isinstance(value, Mapping):
+            merged[key] = deep_merge(current, value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+class Settings:
+    """The merged settings (``.data``) and the files they were read from (``.sources``)."""
+
+    def __init__(
+        self, data: Mapping[str, Any] | None = None, sources: list[Path] | None = None
+    ) -> None:
+        self.data: dict[str, Any] = dict(data) if data is not None else copy.deepcopy(DEFAULTS)
+        self.sources: list[Path] = list(sources or [])
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value at a dotted key (``"retry.maxRetries"``), or ``default``."""
+        value = self._lookup(key)
+        return default if value is _MISSING else value
+
+    def __getitem__(self, key: str) -> Any:
+        value = self._lookup(key)
+        if value is _MISSING:
+            raise KeyError(key)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self._lookup(key) is not _MISSING
+
+    def _lookup(self, key: str) -> Any:
+        node: Any = self.data
+        for part in key.split("."):
+            if not isinstance(node, Mapping) or part not in node:
+                return _MISSING
+            node = node[part]
+        return node
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> Settings:
+        """A new ``Settings`` with ``overrides`` deep-merged on top (validated)."""
+        _validate(overrides, "overrides")
+        return Settings(deep_merge(self.data, overrides), self.sources)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Settings):
+            return NotImplemented
+        return self.data == other.data
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Settings({self.data!r}, sources={[str(p) for p in self.sources]!r})"
+
+
+def load_settings(
+    cwd: Path,
+    cli: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Settings:
+    """Merge every layer (see the module docstring) and validate each one.
+
+    ``cli`` holds settings keys from command-line flags; ``None`` values in it mean
+    "flag not given" and are dropped. ``env`` defaults to ``os.environ``.
+    """
+    env = os.environ if env is None else env
+    layers: list[tuple[str, Mapping[str, Any]]] = []
+    sources: list[Path] = []
+    for path in (user_settings_path(agent_dir(env)), project_settings_path(cwd)):
+        data = _read_settings_file(path)
+        if data is not None:
+            sources.append(path)
+            layers.append((str(path), data))
+    layers.extend(_env_layers(env))
+    if cli:
+        layers.append(("the command line", _drop_none(cli)))
+
+    merged = copy.deepcopy(DEFAULTS)
+    for source, layer in layers:
+        _validate(layer, source)
+        merged = deep_merge(merged, layer)
+    return Settings(merged, sources)
+
+
+def save_user_setting(agent_directory: Path, key: str, value: Any) -> Path:
+    """Set ``key`` (dotted for nested objects) in the user settings file, atomically.
+
+    Other keys in the file are kept; a malformed file is an error, never overwritten.
+    Returns the file's path.
+    """
+    path = user_settings_path(agent_directory)
+    data = _read_settings_file(path) or {}
+    parts = key.split(".")
+    if not all(parts):
+        raise OmpError(f"invalid setting name {key!r}")
+    node = data
+    for i, part in enumerate(parts[:-1]):
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            prefix = ".".join(parts[: i + 1])
+            raise OmpError(f"cannot set {key} in {path}: {prefix} is not an object")
+        node = child
+    node[parts[-1]] = value
+    _validate(data, f"the new value for {key}")
+
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            if path.exists():
+                os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as e:
+        raise OmpError(f"cannot write settings file {path}: {e.strerror or e}") from e
+    return path
+
+
+def _read_settings_file(path: Path) -> dict[str, Any] | None:
+    """The file's object, ``None`` when it does not exist; an empty file is ``{}``."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except UnicodeDecodeError as e:
+        raise OmpError(f"invalid settings file {path}: not UTF-8 text ({e.reason})") from e
+    except OSError as e:
+        raise OmpError(f"cannot read settings file {path}: {e.strerror or e}") from e
+    if not text.strip():
+        return {}
+    return _parse_object(text, f"settings file {path}")
+
+
+def _parse_object(text: str, what: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise OmpError(f"invalid {what}: line {e.lineno}, column {e.colno}: {e.msg}") from e
+    if not isinstance(data, dict):
+        raise OmpError(f"invalid {what}: expected a JSON object, got {_json_type(data)}")
+    return data
+
+
+def _env_layers(env: Mapping[str, str]) -> list[tuple[str, dict[str, Any]]]:
+    """One layer per variable, so an error can name the variable that set the value."""
+    layers: list[tuple[str, dict[str, Any]]] = []
+    raw = env.get(ENV_SETTINGS_JSON)
+    if raw and raw.strip():
+        layers.append((ENV_SETTINGS_JSON, _parse_object(raw, ENV_SETTINGS_JSON)))
+    for name, key, is_list in ENV_SETTINGS:
+        value = env.get(name)
+        if not value:
+            continue
+        if is_list:
+            layers.append((name, {key: [v.strip() for v in value.split(",") if v.strip()]}))
+        else:
+            layers.append((name, {key: value}))
+    return layers
+
+
+def _drop_none(mapping: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in mapping.items():
+        if value is None:
+            continue
+        out[key] = _drop_none(value) if isinstance(value, Mapping) else value
+    return out
+
+
+def _validate(layer: Mapping[str, Any], source: str) -> None:
+    for key, allowed in ENUMS.items():
+        if key in layer and layer[key] not in allowed:
+            shown = ", ".join(json.dumps(a) for a in allowed)
+            raise OmpError(
+                f"invalid value for {key} in {source}: {json.dumps(layer[key], default=str)}"
+                f" (allowed: {shown})"
+            )
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__

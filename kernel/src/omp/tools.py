@@ -1,0 +1,233 @@
+"""The tool contract, the tool registry and the one boundary where tool results are coerced."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from omp.errors import OmpError
+from omp.messages import ImageContent, TextContent
+
+
+@dataclass
+class ToolResult:
+    """What a tool returns. ``content`` is what the model reads; ``details`` is for the
+    UI and the session (any JSON-able value); ``is_error`` marks a failed call."""
+
+    content: list[TextContent | ImageContent] = field(default_factory=list)
+    details: Any = None
+    is_error: bool = False
+
+    @classmethod
+    def text(cls, text: str, details: Any = None, is_error: bool = False) -> ToolResult:
+        return cls([TextContent(text=text)], details, is_error)
+
+    @classmethod
+    def error(cls, text: str, details: Any = None) -> ToolResult:
+        return cls([TextContent(text=text)], details, True)
+
+
+class Tool:
+    """A tool the model can call.
+
+    Subclass and override ``execute``, or pass ``execute=`` a function. ``execute`` is
+    called as ``execute(call_id, params, signal, on_update, ctx)`` where ``params`` is
+    an instance of ``parameters`` (a pydantic model whose JSON schema is what providers
+    send), ``signal`` an ``omp.abort.AbortSignal``, ``on_update`` a callable taking a
+    partial result, and ``ctx`` the handler context. It may be sync (run in a worker
+    thread) or async, and may return a ToolResult, a string, a dict with ``content``
+    (and ``details``/``is_error``), or a list of content blocks.
+
+    ``exclusive`` tools never run beside another tool; ``hidden`` tools are registered
+    but not offered to the model unless activated by name.
+    """
+
+    name: str = ""
+    label: str = ""
+    description: str = ""
+    parameters: type[BaseModel]
+    exclusive: bool = False
+    hidden: bool = False
+
+    def __init__(self, *, name: str | None = None, label: str | None = None,
+                 description: str | None = None, parameters: type[BaseModel] | None = None,
+                 execute: Callable[..., Any] | None = None, exclusive: bool | None = None,
+                 hidden: bool | None = None) -> None:
+        if name is not None:
+            self.name = name
+        if label is not None:
+            self.label = label
+        if description is not None:
+            self.description = description
+        if parameters is not None:
+            self.parameters = parameters
+        if exclusive is not None:
+            self.exclusive = exclusive
+        if hidden is not None:
+            self.hidden = hidden
+        self._execute = execute
+        self._schema: dict[str, Any] | None = None
+        if not self.name or not getattr(self, "parameters", None):
+            raise ValueError("a Tool needs a name and a parameters model")
+        self.label = self.label or self.name
+
+    def execute(self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any) -> Any:
+        if self._execute is None:
+            raise NotImplementedError(f"tool {self.name} has no execute()")
+        return self._execute(call_id, params, signal, on_update, ctx)
+
+    def json_schema(self) -> dict[str, Any]:
+        if self._schema is None:
+            schema = self.parameters.model_json_schema()
+            schema.pop("title", None)
+            self._schema = schema
+        return self._schema
+
+    def spec(self) -> dict[str, Any]:
+        """What a provider sends to the model for this tool."""
+        return {"name": self.name, "description": self.description,
+                "parameters": self.json_schema()}
+
+    def validate(self, arguments: dict[str, Any]) -> Any:
+        return self.parameters.model_validate(arguments)
+
+
+def describe_validation_error(tool_name: str, exc: ValidationError) -> str:
+    problems = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+        problems.append(f"{where}: {err['msg']}")
+    return f"Invalid arguments for tool {tool_name}: " + "; ".join(problems)
+
+
+class ToolRegistry:
+    """Every registered tool, and which of them the model currently sees."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self._tools[tool.name] = tool
+        self._active = [t.name for t in self._tools.values() if not t.hidden]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._tools
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def all(self) -> list[Tool]:
+        return list(self._tools.values())
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def active(self) -> list[Tool]:
+        return [self._tools[n] for n in self._active]
+
+    def active_names(self) -> list[str]:
+        return list(self._active)
+
+    def set_active(self, names: Iterable[str]) -> None:
+        names = list(names)
+        unknown = [n for n in names if n not in self._tools]
+        if unknown:
+            raise OmpError(f"unknown tool(s): {', '.join(unknown)}. "
+                           f"Valid tools: {', '.join(sorted(self._tools)) or '(none)'}")
+        self._active = list(dict.fromkeys(names))
+
+
+# -- result coercion ---------------------------------------------------------------
+
+_MAX_DEPTH = 64
+
+
+def clean_text(text: str) -> str:
+    """Text that is always valid UTF-8 (lone surrogates replaced)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def json_safe(value: Any, depth: int = 0) -> Any:
+    """A JSON-serialisable copy of any value: what a session file can always hold."""
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if isinstance(value, str):
+        return clean_text(value)
+    if depth >= _MAX_DEPTH:
+        return clean_text(repr(value)[:200])
+    if isinstance(value, BaseModel):
+        return json_safe(value.model_dump(mode="json"), depth + 1)
+    if isinstance(value, dict):
+        return {clean_text(str(k)): json_safe(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [json_safe(v, depth + 1) for v in value]
+    if isinstance(value, bytes):
+        return clean_text(value.decode("utf-8", "replace"))
+    try:
+        return clean_text(str(value))
+    except Exception:
+        return f"<unprintable {type(value).__name__}>"
+
+
+def _coerce_block(block: Any) -> TextContent | ImageContent | None:
+    if isinstance(block, TextContent):
+        return TextContent(text=clean_text(block.text))
+    if isinstance(block, ImageContent):
+        return block
+    if isinstance(block, str):
+        return TextContent(text=clean_text(block))
+    if isinstance(block, dict):
+        kind = block.get("type")
+        if kind == "text" and isinstance(block.get("text"), str):
+            return TextContent(text=clean_text(block["text"]))
+        mime = block.get("mimeType", block.get("mime_type"))
+        if kind == "image" and isinstance(block.get("data"), str) and isinstance(mime, str):
+            return ImageContent(data=block["data"], mime_type=mime)
+    return None
+
+
+def coerce_tool_result(raw: Any) -> ToolResult:
+    """The single boundary where untyped values from ``Tool.execute`` enter the loop.
+
+    A malformed result would corrupt the session file, so every shape is turned into
+    a valid ToolResult here; one that cannot be understood becomes an error result
+    that says what was wrong.
+    """
+    if isinstance(raw, ToolResult):
+        content, details, is_error = raw.content, raw.details, bool(raw.is_error)
+    elif isinstance(raw, str):
+        return ToolResult([TextContent(text=clean_text(raw))])
+    elif isinstance(raw, dict) and "content" in raw:
+        content, details = raw.get("content"), raw.get("details")
+        is_error = bool(raw.get("is_error", raw.get("isError", False)))
+    elif isinstance(raw, list):
+        content, details, is_error = raw, None, False
+    elif raw is None:
+        return ToolResult([TextContent(text="(no output)")])
+    else:
+        text = f"Tool returned an unsupported result of type {type(raw).__name__}"
+        return ToolResult([TextContent(text=text)], json_safe(raw), True)
+    if isinstance(content, str):
+        content = [content]
+    if not isinstance(content, list | tuple):
+        text = "Tool returned a malformed result: content is not a list"
+        return ToolResult([TextContent(text=text)], json_safe(details), True)
+    blocks = [b for b in (_coerce_block(item) for item in content) if b is not None]
+    dropped = len(content) - len(blocks)
+    if dropped:
+        blocks.append(TextContent(text=f"[{dropped} malformed content block(s) dropped]"))
+    return ToolResult(blocks, json_safe(details), is_error or (dropped > 0 and not blocks))
+
+
+def dumps_compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,38 @@
+"""The json run mode (``--mode json``): line 1 is the session header, then one JSON
+line per event, as omp writes them."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import omp
+from omp.contrib import RunMode
+
+
+@omp.hookimpl
+def omp_register_modes(api):
+    return [RunMode("json", "Print the session header, then every event as a JSON line",
+                    run=run_json)]
+
+
+def _write(payload: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+async def run_json(session: Any, request: Any) -> int:
+    if not request.prompts:
+        print("omp: no prompt given: pass text as arguments, or pipe it on stdin",
+              file=sys.stderr)
+        return 2
+    _write(session.session_file.header)
+    session.subscribe(lambda event: _write(event.model_dump(mode="json", exclude_none=True)))
+    for prompt in request.prompts:
+        await session.prompt(prompt)
+        await session.wait_for_idle()
+        if session.shutdown_requested:
+            break
+    final = next((m for m in reversed(session.agent.messages) if m.role == "assistant"), None)
+    return 1 if final is not None and final.stop_reason in ("error", "aborted") else 0

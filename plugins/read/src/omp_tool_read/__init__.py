@@ -1,0 +1,1 @@
+"""omp-tool-read: the built-in ``read`` tool (numbered lines, offset/limit paging)."""

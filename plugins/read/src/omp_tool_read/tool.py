@@ -1,0 +1,193 @@
+"""The ``read`` tool: a text file as numbered lines, paged with ``offset``/``limit``."""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import Any
+
+from omp.tools import Tool, ToolResult
+from pydantic import BaseModel, Field
+
+DEFAULT_LIMIT = 2000
+"""Lines shown when the call gives no ``limit`` (also the most one call shows)."""
+MAX_BYTES = 50 * 1024
+"""Byte budget (UTF-8) for the whole output, paging note included."""
+MAX_LINE_CHARS = 2000
+"""A longer line is cut and marked."""
+BINARY_SNIFF_BYTES = 8 * 1024
+"""A NUL byte within this many leading bytes marks the file as binary."""
+MAX_DIR_ENTRIES = 200
+ABORT_CHECK_LINES = 4096
+COUNT_CHUNK_BYTES = 1 << 20
+_NOTE_RESERVE = 256
+"""Bytes of the budget kept free for the paging note."""
+
+
+class ReadParams(BaseModel):
+    path: str = Field(
+        description="Path to the file to read, relative to the working directory or absolute.")
+    offset: int | None = Field(
+        default=None, ge=1,
+        description="1-indexed number of the first line to show (default: 1).")
+    limit: int | None = Field(
+        default=None, ge=1,
+        description=f"Maximum number of lines to show (default and cap: {DEFAULT_LIMIT}).")
+
+
+class ReadTool(Tool):
+    name = "read"
+    label = "Read"
+    description = (
+        "Read a text file and show its lines numbered like `cat -n` "
+        f"(at most {DEFAULT_LIMIT} lines or 50 KiB per call). "
+        "For longer files, page with `offset` (1-indexed first line) and `limit` (line count)."
+    )
+    parameters = ReadParams
+
+    def execute(self, call_id: str, params: Any, signal: Any, on_update: Any,
+                ctx: Any) -> ToolResult:
+        cwd = getattr(ctx, "cwd", None) or os.getcwd()
+        shown_path = params.path
+        abs_path = os.path.normpath(os.path.join(cwd, os.path.expanduser(params.path)))
+        base_details: dict[str, Any] = {"path": abs_path}
+
+        try:
+            st = os.stat(abs_path)
+        except FileNotFoundError:
+            return ToolResult.error(f"File not found: {shown_path}", base_details)
+        except NotADirectoryError:
+            return ToolResult.error(f"File not found: {shown_path}", base_details)
+        except OSError as exc:
+            return ToolResult.error(f"Cannot read {shown_path}: {_reason(exc)}", base_details)
+
+        if stat.S_ISDIR(st.st_mode):
+            return _directory_error(shown_path, abs_path, base_details)
+        if not stat.S_ISREG(st.st_mode):
+            return ToolResult.error(
+                f"Cannot read {shown_path}: it is not a regular file.", base_details)
+
+        try:
+            with open(abs_path, "rb") as fh:
+                return _read_file(fh, shown_path, abs_path, params, signal)
+        except OSError as exc:
+            return ToolResult.error(f"Cannot read {shown_path}: {_reason(exc)}", base_details)
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _aborted(signal: Any) -> bool:
+    return signal is not None and bool(getattr(signal, "aborted", False))
+
+
+def _directory_error(shown_path: str, abs_path: str, details: dict[str, Any]) -> ToolResult:
+    text = f"{shown_path} is a directory, not a file."
+    try:
+        with os.scandir(abs_path) as it:
+            entries = sorted(
+                (e.name + "/" if e.is_dir(follow_symlinks=True) else e.name) for e in it)
+    except OSError:
+        return ToolResult.error(text, details)
+    if not entries:
+        return ToolResult.error(f"{text} It is empty.", details)
+    listing = "\n".join(entries[:MAX_DIR_ENTRIES])
+    more = len(entries) - MAX_DIR_ENTRIES
+    if more > 0:
+        listing += f"\n... and {more} more entries"
+    return ToolResult.error(f"{text} Entries:\n{listing}", details)
+
+
+def _format_line(number: int, raw: bytes) -> tuple[str, bool]:
+    """One output line and whether it was cut."""
+    if raw.endswith(b"\n"):
+        raw = raw[:-1]
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    line = raw.decode("utf-8", errors="replace")
+    cut = False
+    if len(line) > MAX_LINE_CHARS:
+        more = len(line) - MAX_LINE_CHARS
+        line = f"{line[:MAX_LINE_CHARS]}... [line truncated, {more} more characters]"
+        cut = True
+    return f"{number:>6}\t{line}", cut
+
+
+def _read_file(fh: Any, shown_path: str, abs_path: str, params: ReadParams,
+               signal: Any) -> ToolResult:
+    head = fh.read(BINARY_SNIFF_BYTES)
+    if b"\0" in head:
+        return ToolResult.error(
+            f"Cannot read {shown_path}: it is a binary file; its contents are not shown.",
+            {"path": abs_path})
+    if not head:
+        return ToolResult.text(
+            f"{shown_path} is empty (0 lines).",
+            {"path": abs_path, "offset": 1, "lines": 0, "totalLines": 0, "truncated": False})
+    fh.seek(0)
+
+    first = params.offset or 1
+    limit = min(params.limit or DEFAULT_LIMIT, DEFAULT_LIMIT)
+    budget = MAX_BYTES - _NOTE_RESERVE
+
+    out: list[str] = []
+    used = 0
+    any_cut = False
+    byte_stop = False  # the byte budget ended the window early
+    consumed = 0  # lines read so far (each but the file's last ends with a newline)
+    window_done = False
+
+    for raw in fh:
+        consumed += 1
+        if consumed % ABORT_CHECK_LINES == 0 and _aborted(signal):
+            return ToolResult.error("Read aborted.", {"path": abs_path})
+        if consumed < first:
+            continue
+        text, cut = _format_line(consumed, raw)
+        size = len(text.encode("utf-8")) + 1
+        if out and used + size > budget:
+            byte_stop = True
+            consumed -= 1  # this line is not shown; it is counted below
+            window_done = True
+            break
+        out.append(text)
+        used += size
+        any_cut = any_cut or cut
+        if len(out) >= limit:
+            window_done = True
+            break
+
+    total = consumed
+    if window_done:
+        # Count what remains without decoding it: newlines plus an unterminated last line.
+        if byte_stop:
+            rest_nl, last = raw.count(b"\n"), raw[-1:]
+        else:
+            rest_nl, last = 0, b""
+        while True:
+            if _aborted(signal):
+                return ToolResult.error("Read aborted.", {"path": abs_path})
+            chunk = fh.read(COUNT_CHUNK_BYTES)
+            if not chunk:
+                break
+            rest_nl += chunk.count(b"\n")
+            last = chunk[-1:]
+        total += rest_nl + (1 if last and last != b"\n" else 0)
+
+    if first > total:
+        return ToolResult.error(
+            f"Offset {first} is beyond the end of the file ({total} lines).",
+            {"path": abs_path, "offset": first, "lines": 0, "totalLines": total,
+             "truncated": False})
+
+    last_shown = first + len(out) - 1
+    reaches_end = last_shown >= total
+    body = "\n".join(out)
+    if not reaches_end:
+        why = f" ({MAX_BYTES // 1024} KiB output limit reached)" if byte_stop else ""
+        body += (f"\n\n[Showing lines {first}-{last_shown} of {total}{why}. "
+                 f"Use offset={last_shown + 1} to continue.]")
+    details = {"path": abs_path, "offset": first, "lines": len(out), "totalLines": total,
+               "truncated": (not reaches_end) or any_cut}
+    return ToolResult.text(body, details)

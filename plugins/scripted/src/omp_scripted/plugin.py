@@ -1,0 +1,34 @@
+"""Hook implementations of the scripted provider. Cheap to import: the provider and
+its script parser load only when providers are registered."""
+
+from __future__ import annotations
+
+import omp
+from omp.contrib import Flag
+
+
+@omp.hookimpl
+def omp_register_flags(api):
+    return [Flag("script", "Replay this script file (scripted provider; one JSON step per "
+                 "line)", "string", metavar="FILE")]
+
+
+@omp.hookimpl
+def omp_register_providers(api):
+    from omp_scripted.provider import ScriptedProvider
+
+    return [ScriptedProvider(api)]
+
+
+@omp.hookimpl
+def omp_session_start(ctx, api):
+    model = ctx.model
+    if model is None or model.provider != "scripted":
+        return
+    from omp_scripted.provider import script_path
+
+    path = script_path(api, ctx.settings.data)
+    ctx.ui.notify(
+        f"no real model provider is configured, so omp is replaying the recorded script "
+        f"{path} (model scripted/demo): the answers are canned and no model is called.",
+        "warning")

@@ -1,0 +1,127 @@
+"""The scripted provider: replays a script file through the normalized event stream."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from omp.errors import OmpError
+from omp.messages import Usage, content_text
+from omp.providers import AssistantStream, LlmContext, Model, Provider, StreamOptions
+
+from omp_scripted.script import Script, load_script
+
+DEMO_SCRIPT = Path(__file__).with_name("demo.jsonl")
+CHUNK = 24
+
+
+def script_path(api: Any, settings: dict[str, Any]) -> Path:
+    """--script, then $OMP_SCRIPT, then the ``scripted.script`` setting, then the demo."""
+    chosen = api.get_flag("script") or os.environ.get("OMP_SCRIPT")
+    if not chosen:
+        section = settings.get("scripted")
+        chosen = section.get("script") if isinstance(section, dict) else None
+    return Path(chosen).expanduser().resolve() if chosen else DEMO_SCRIPT
+
+
+def _chunks(text: str) -> list[str]:
+    return [text[i:i + CHUNK] for i in range(0, len(text), CHUNK)] or [""]
+
+
+def _since_last_reply(messages: list[Any]) -> str | None:
+    texts: list[str] = []
+    for message in reversed(messages):
+        if message.role == "assistant":
+            break
+        texts.append(content_text(message.content))
+    return "\n".join(reversed(texts)) if texts else None
+
+
+class ScriptedProvider(Provider):
+    name = "scripted"
+    api = "scripted"
+    fallback = True
+
+    def __init__(self, plugin_api: Any) -> None:
+        super().__init__([Model(provider="scripted", id="demo", api="scripted",
+                                name="Recorded script (no network)", context_window=200_000,
+                                max_tokens=32_000)])
+        self._api = plugin_api
+        self._cache: dict[Path, tuple[float, Script]] = {}
+
+    def _script(self, settings: Any) -> Script:
+        path = script_path(self._api, settings or {})
+        try:
+            mtime = path.stat().st_mtime
+        except OSError:
+            raise OmpError(f"script file not found: {path}") from None
+        cached = self._cache.get(path)
+        if cached and cached[0] == mtime:
+            return cached[1]
+        script = load_script(path)
+        self._cache[path] = (mtime, script)
+        return script
+
+    def unavailable_reason(self, settings: dict[str, Any]) -> str | None:
+        try:
+            self._script(settings)
+        except OmpError as exc:
+            return str(exc)
+        return None
+
+    async def stream(self, model: Model, context: LlmContext,
+                     options: StreamOptions) -> AsyncIterator[dict[str, Any]]:
+        out = AssistantStream(model)
+        yield out.start()
+        try:
+            script = self._script(options.settings)
+        except OmpError as exc:
+            yield out.error(str(exc))
+            return
+        index = sum(1 for m in context.messages if m.role == "assistant")
+        step = script.choose(index, _since_last_reply(context.messages))
+        if step is None:
+            total = len(script.steps)
+            yield out.error(f"the script {script.path} has no reply for request {index + 1} "
+                            f"(it has {total}): the conversation went past what was recorded")
+            return
+        if step.delay:
+            await asyncio.sleep(step.delay)
+        if step.error:
+            yield out.error(step.error)
+            return
+        if step.thinking:
+            yield out.thinking_start()
+            for piece in _chunks(step.thinking):
+                yield out.thinking_delta(piece)
+            yield out.thinking_end()
+        if step.text:
+            yield out.text_start()
+            for piece in _chunks(step.text):
+                yield out.text_delta(piece)
+            yield out.text_end()
+        for number, call in enumerate(step.tool_calls, start=1):
+            yield out.toolcall_start(call.id or f"script_{index + 1}_{number}", call.name)
+            encoded = json.dumps(call.arguments)
+            middle = len(encoded) // 2
+            yield out.toolcall_delta(encoded[:middle])
+            yield out.toolcall_delta(encoded[middle:])
+            yield out.toolcall_end()
+        out.message.usage = _usage(context, out.message, step.usage)
+        yield out.done(step.stop_reason)
+
+
+def _usage(context: LlmContext, message: Any, given: dict[str, int]) -> Usage:
+    """Recorded token counts, or an estimate of about four characters a token."""
+    prompt_chars = len(context.system_prompt) + sum(
+        len(content_text(m.content)) if m.role != "assistant" else len(m.text)
+        for m in context.messages)
+    reply_chars = len(message.model_dump_json())
+    usage = Usage(input=given.get("input", prompt_chars // 4),
+                  output=given.get("output", reply_chars // 4))
+    usage.total_tokens = usage.input + usage.output
+    return usage

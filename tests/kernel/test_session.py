@@ -1,0 +1,415 @@
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from omp.errors import OmpError
+from omp.messages import (
+    AssistantMessage,
+    BranchSummaryMessage,
+    CustomMessage,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    to_wire,
+)
+from omp.session import SessionFile, SessionView
+from omp.session_store import (
+    encode_cwd,
+    find_session,
+    list_sessions,
+    most_recent,
+    new_session_path,
+    sessions_dir,
+)
+
+
+def user(text: str) -> UserMessage:
+    return UserMessage(content=text)
+
+
+def assistant(text: str = "", *calls: ToolCall) -> AssistantMessage:
+    content: list = [TextContent(text=text)] if text else []
+    return AssistantMessage(content=[*content, *calls], provider="p", model="m")
+
+
+def result(call_id: str, text: str = "ok") -> ToolResultMessage:
+    return ToolResultMessage(
+        tool_call_id=call_id, tool_name="read", content=[TextContent(text=text)]
+    )
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def wire(messages: list) -> list[dict]:
+    return [to_wire(m) for m in messages]
+
+
+def test_round_trip_gives_the_same_context(tmp_path: Path) -> None:
+    path = tmp_path / "s" / "session.jsonl"
+    session = SessionFile.create("/work", path, parent_session="/old.jsonl")
+    session.append_model_change("anthropic/claude")
+    session.append_thinking_level_change("high")
+    session.append_message(user("hi"))
+    session.append_message(assistant("", ToolCall(id="c1", name="read", arguments={"p": "x"})))
+    session.append_message(result("c1"))
+    session.append_message(assistant("done ✓"))
+    session.append_custom("my-plugin/state", {"n": 1})
+    session.append_custom_message("my-plugin/note", [TextContent(text="note")], details={"a": 1})
+    entry = session.append_message(user("more"))
+    session.append_label(entry["id"], "checkpoint")
+    before = session.build_context()
+
+    loaded = SessionFile.open(path)
+    after = loaded.build_context()
+    assert loaded.load_warnings == []
+    assert loaded.session_id == session.session_id
+    assert loaded.header["parentSession"] == "/old.jsonl"
+    assert loaded.cwd == "/work"
+    assert loaded.entries == session.entries
+    assert loaded.leaf_id == session.leaf_id
+    assert wire(after.messages) == wire(before.messages)
+    assert (after.model, after.thinking_level) == ("anthropic/claude", "high")
+    assert isinstance(after.messages[4], CustomMessage)
+    assert [m.role for m in after.messages] == [
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+        "custom",
+        "user",
+    ]
+
+    raw = path.read_text(encoding="utf-8").splitlines()
+    assert json.loads(raw[0])["type"] == "session"
+    assert json.loads(raw[0])["version"] == 3
+    assert "done ✓" in raw[6]
+    for record in lines(path)[1:]:
+        assert len(record["id"]) == 8
+        assert set(record) >= {"type", "id", "parentId", "timestamp"}
+
+
+def test_creation_is_lazy_until_the_first_assistant_message(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "dir" / "s.jsonl"
+    session = SessionFile.create("/work", path)
+    session.append_message(user("hi"))
+    session.append_custom("x", {"a": 1})
+    assert not path.exists() and not session.is_persisted
+    session.append_message(assistant("hello"))
+    assert session.is_persisted
+    assert [r["type"] for r in lines(path)] == ["session", "message", "custom", "message"]
+    session.append_message(user("again"))
+    assert len(lines(path)) == 5
+    assert path.read_bytes().endswith(b"\n")
+
+
+def test_ensure_on_disk_writes_early(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    session = SessionFile.create("/work", path)
+    session.append_message(user("hi"))
+    session.ensure_on_disk()
+    assert [r["type"] for r in lines(path)] == ["session", "message"]
+    session.ensure_on_disk()
+    assert len(lines(path)) == 2
+
+
+def test_in_memory_session_never_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    session = SessionFile.create(str(tmp_path), None)
+    session.append_message(user("hi"))
+    session.append_message(assistant("hello"))
+    session.ensure_on_disk()
+    assert session.path is None and not session.is_persisted
+    assert list(tmp_path.iterdir()) == []
+    assert len(session.build_context().messages) == 2
+
+
+def test_branch_and_build_context_follow_the_branch(tmp_path: Path) -> None:
+    session = SessionFile.create("/work", tmp_path / "s.jsonl")
+    first = session.append_message(user("one"))
+    reply = session.append_message(assistant("first answer"))
+    session.append_message(user("two"))
+    session.append_message(assistant("second answer"))
+    session.branch(reply["id"])
+    session.append_branch_summary(reply["id"], "tried two")
+    session.append_message(user("three"))
+
+    texts = [
+        getattr(m, "text", None) or getattr(m, "summary", None) or m.content
+        for m in session.build_context().messages
+    ]
+    assert texts == ["one", "first answer", "tried two", "three"]
+    assert isinstance(session.build_context().messages[2], BranchSummaryMessage)
+    assert [c["type"] for c in session.children(reply["id"])] == ["message", "branch_summary"]
+    assert session.branch_entries(first["id"]) == [first]
+
+    loaded = SessionFile.open(tmp_path / "s.jsonl")
+    assert wire(loaded.build_context().messages) == wire(session.build_context().messages)
+
+    with pytest.raises(OmpError, match="nope"):
+        session.branch("nope")
+    session.reset_leaf()
+    root = session.append_message(user("fresh"))
+    assert root["parentId"] is None
+    assert [m.content for m in session.build_context().messages] == ["fresh"]
+
+
+def test_torn_last_line_is_moved_aside_and_repaired(tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl"
+    session = SessionFile.create("/work", path)
+    session.append_message(user("hi"))
+    session.append_message(assistant("hello"))
+    good = path.read_bytes()
+    torn = b'{"type":"message","id":"abcd1234","parentId":null,"message":{"ro'
+    with open(path, "ab") as f:
+        f.write(torn)
+
+    loaded = SessionFile.open(path)
+    assert len(loaded.load_warnings) == 1
+    warning = loaded.load_warnings[0]
+    assert "session.jsonl:4:" in warning and "torn last line" in warning
+    assert f"({len(torn)} bytes)" in warning and ".torn-" in warning
+    assert [m.role for m in loaded.build_context().messages] == ["user", "assistant"]
+    assert path.read_bytes() == good + torn  # nothing changes until the next write
+
+    loaded.append_message(user("after"))
+    records = lines(path)
+    assert [r["type"] for r in records] == ["session", "message", "message", "message"]
+    assert path.read_bytes().startswith(good)
+    torn_files = list(tmp_path.glob("session.jsonl.torn-*"))
+    assert len(torn_files) == 1 and torn_files[0].read_bytes() == torn
+    again = SessionFile.open(path)
+    assert again.load_warnings == []
+    assert [m.content for m in again.build_context().messages][-1] == "after"
+
+
+def test_complete_last_line_without_newline_gets_one(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    session = SessionFile.create("/work", path)
+    session.append_message(assistant("hello"))
+    path.write_bytes(path.read_bytes().rstrip(b"\n"))
+    loaded = SessionFile.open(path)
+    assert loaded.load_warnings == []
+    loaded.append_message(user("next"))
+    assert [r["type"] for r in lines(path)] == ["session", "message", "message"]
+
+
+def test_garbage_middle_line_is_skipped_and_kept(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    session = SessionFile.create("/work", path)
+    session.append_message(user("hi"))
+    session.append_message(assistant("hello"))
+    raw = path.read_bytes().split(b"\n")
+    raw.insert(2, b"{not json at all")
+    raw.insert(
+        3,
+        json.dumps(
+            {
+                "type": "message",
+                "id": "deadbeef",
+                "parentId": None,
+                "timestamp": "2024-01-01T00:00:00.000Z",
+                "message": {"role": "user"},
+            }
+        ).encode(),
+    )
+    raw.insert(4, json.dumps({"type": "future_thing", "id": "cafe0000", "x": 1}).encode())
+    path.write_bytes(b"\n".join(raw))
+    original = path.read_bytes()
+
+    loaded = SessionFile.open(path)
+    assert any("s.jsonl:3:" in w and "unreadable line" in w for w in loaded.load_warnings)
+    assert any("s.jsonl:4:" in w and "unreadable message" in w for w in loaded.load_warnings)
+    assert loaded.get_entry("cafe0000") == {"type": "future_thing", "id": "cafe0000", "x": 1}
+    loaded.branch(session.leaf_id)
+    assert [m.role for m in loaded.build_context().messages] == ["user", "assistant"]
+    loaded.append_message(user("more"))
+    assert path.read_bytes().startswith(original)
+    assert b"{not json at all\n" in path.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b'{"type":"message","id":"x"}\n', "line 1 is not a session header"),
+        (b"garbage\n", "line 1 is not a session header"),
+        (b"\xff\xfe\n", "line 1 is not a session header"),
+        (b"", "the file is empty"),
+    ],
+)
+def test_bad_header_raises(tmp_path: Path, content: bytes, reason: str) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(OmpError) as info:
+        SessionFile.open(path)
+    assert str(info.value) == f"cannot open session {path}: {reason}"
+
+
+def test_missing_file_and_directory_raise(tmp_path: Path) -> None:
+    with pytest.raises(OmpError, match="no such file"):
+        SessionFile.open(tmp_path / "missing.jsonl")
+    with pytest.raises(OmpError, match="is a directory"):
+        SessionFile.open(tmp_path)
+
+
+def test_dangling_tool_calls_are_cleaned_up() -> None:
+    session = SessionFile.create("/work", None)
+    session.append_message(user("go"))
+    session.append_message(result("orphan"))
+    session.append_message(assistant("", ToolCall(id="a", name="read")))
+    session.append_message(result("a"))
+    session.append_message(
+        assistant("partly", ToolCall(id="b", name="read"), ToolCall(id="c", name="read"))
+    )
+    session.append_message(result("b"))
+    session.append_message(assistant("", ToolCall(id="d", name="read")))
+
+    messages = session.build_context().messages
+    assert [m.role for m in messages] == [
+        "user",
+        "assistant",
+        "toolResult",
+        "assistant",
+        "toolResult",
+    ]
+    assert [c.id for c in messages[3].tool_calls] == ["b"]
+    assert messages[3].text == "partly"
+    stored = session.entries[4]["message"]["content"]
+    assert [b.get("id") for b in stored] == [None, "b", "c"]
+
+
+def test_session_view_is_read_only_copies() -> None:
+    session = SessionFile.create("/work", None)
+    entry = session.append_message(user("hi"))
+    view = SessionView(session)
+    copied = view.get_entry(entry["id"])
+    copied["message"]["content"] = "changed"
+    view.entries()[0]["id"] = "zzz"
+    assert session.entries[0] == entry and entry["message"]["content"] == "hi"
+    assert view.leaf_id == entry["id"] and view.session_id == session.session_id
+    assert not hasattr(view, "append_message")
+    with pytest.raises(AttributeError):
+        view.extra = 1  # type: ignore[attr-defined]
+
+
+def test_label_requires_known_target_and_none_clears() -> None:
+    session = SessionFile.create("/work", None)
+    entry = session.append_message(user("hi"))
+    cleared = session.append_label(entry["id"], None)
+    assert "label" not in cleared and cleared["targetId"] == entry["id"]
+    with pytest.raises(OmpError):
+        session.append_label("00000000", "x")
+
+
+def test_encode_cwd() -> None:
+    home, tmp = "/home/ann", "/tmp"
+    assert encode_cwd("/home/ann/code/app", home, tmp) == "-code-app"
+    assert encode_cwd("/home/ann", home, tmp) == "-"
+    assert encode_cwd("/tmp/scratch/x", home, tmp) == "-tmp-scratch-x"
+    assert encode_cwd("/tmp", home, tmp) == "-tmp"
+    assert encode_cwd("/srv/data/app", home, tmp) == "--srv-data-app--"
+    assert encode_cwd("/home/annie/x", home, tmp) == "--home-annie-x--"
+    assert encode_cwd("/home/ann/code/", home, tmp) == "-code"
+
+
+def test_sessions_dir_and_new_session_path(tmp_path: Path) -> None:
+    agent = tmp_path / "agent"
+    assert sessions_dir(agent, "/srv/app", home="/home/a", tmp="/tmp") == (
+        agent / "sessions" / "--srv-app--"
+    )
+    assert sessions_dir(agent, "/srv/app", str(tmp_path / "x")) == tmp_path / "x"
+    path = new_session_path(tmp_path, "abc", "2024-05-01T10:20:30.456Z")
+    assert path.name == "2024-05-01T10-20-30-456Z_abc.jsonl"
+
+
+def _make_session(directory: Path, session_id: str, first: str) -> Path:
+    header_time = "2024-05-01T10:20:30.456Z"
+    path = new_session_path(directory, session_id, header_time)
+    session = SessionFile.create("/work", path, session_id=session_id)
+    session.append_message(user(first))
+    session.ensure_on_disk()
+    return path
+
+
+def test_find_session(tmp_path: Path) -> None:
+    a = _make_session(tmp_path, "abc12345-0000", "first")
+    b = _make_session(tmp_path, "abd99999-0000", "second")
+    assert find_session(tmp_path, "ABC") == a
+    assert find_session(tmp_path, "abd99999-0000") == b
+    assert find_session(tmp_path, a.name[:30]) == a
+    with pytest.raises(OmpError, match="ambiguous: 2 sessions match"):
+        find_session(tmp_path, "ab")
+    with pytest.raises(OmpError, match="no session matching 'zz'"):
+        find_session(tmp_path, "zz")
+    with pytest.raises(OmpError):
+        find_session(tmp_path / "missing", "ab")
+
+
+def test_most_recent_and_list_sessions(tmp_path: Path) -> None:
+    assert most_recent(tmp_path) is None
+    old = _make_session(tmp_path, "old-id", "the  old\n question")
+    new = _make_session(tmp_path, "new-id", "x" * 300)
+    os.utime(old, (1_000_000, 1_000_000))
+    (tmp_path / "notes.txt").write_text("x")
+    (tmp_path / "broken.jsonl").write_text("nope\n")
+    os.utime(tmp_path / "broken.jsonl", (1, 1))
+    assert most_recent(tmp_path) == new
+    infos = list_sessions(tmp_path)
+    assert [i.id for i in infos] == ["new-id", "old-id"]
+    assert infos[1].first_message == "the old question"
+    assert infos[0].first_message is not None and len(infos[0].first_message) == 120
+    assert infos[0].cwd == "/work"
+
+
+def test_unserialisable_data_raises_and_appends_nothing(tmp_path: Path) -> None:
+    session = SessionFile.create("/work", tmp_path / "s.jsonl")
+    session.append_message(assistant("hello"))
+    size = (tmp_path / "s.jsonl").stat().st_size
+    with pytest.raises(OmpError, match="cannot save a custom entry"):
+        session.append_custom("x", {"bad": {1, 2}})
+    assert len(session.entries) == 1
+    assert (tmp_path / "s.jsonl").stat().st_size == size
+
+
+def test_title_slot_and_compaction_from_omp_files(tmp_path: Path) -> None:
+    path = tmp_path / "omp.jsonl"
+    title = json.dumps({"type": "title", "v": 1, "title": "Fix bug", "pad": "   "})
+    header = {"type": "session", "version": 3, "id": "u-1", "timestamp": "t", "cwd": "/w"}
+
+    def msg(entry_id: str, parent: str | None, message: object) -> dict:
+        stamp = "2024-01-01T00:00:00.000Z"
+        return {
+            "type": "message",
+            "id": entry_id,
+            "parentId": parent,
+            "timestamp": stamp,
+            "message": to_wire(message),
+        }
+
+    records = [
+        header,
+        msg("e1", None, user("old")),
+        msg("e2", "e1", assistant("old answer")),
+        msg("e3", "e2", user("kept")),
+        {
+            "type": "compaction",
+            "id": "e4",
+            "parentId": "e3",
+            "timestamp": "x",
+            "summary": "S",
+            "firstKeptEntryId": "e3",
+            "tokensBefore": 10,
+        },
+        msg("e5", "e4", assistant("new")),
+    ]
+    path.write_text(title + "\n" + "".join(json.dumps(r) + "\n" for r in records))
+    session = SessionFile.open(path)
+    assert session.header["title"] == "Fix bug" and session.session_id == "u-1"
+    messages = session.build_context().messages
+    assert [m.role for m in messages] == ["compactionSummary", "user", "assistant"]
+    assert messages[0].summary == "S" and messages[1].content == "kept"

@@ -1,0 +1,257 @@
+"""The built-in ``read`` tool (plugins/read)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from omp.abort import AbortSignal
+from omp.tools import Tool, ToolResult
+from omp_tool_read.tool import (
+    DEFAULT_LIMIT,
+    MAX_BYTES,
+    MAX_LINE_CHARS,
+    ReadParams,
+    ReadTool,
+)
+
+
+def run(path: str | Path, cwd: Path, signal: AbortSignal | None = None,
+        **kwargs: object) -> ToolResult:
+    params = ReadParams(path=str(path), **kwargs)
+    ctx = SimpleNamespace(cwd=str(cwd))
+    result = ReadTool().execute("c1", params, signal or AbortSignal(), lambda p: None, ctx)
+    assert isinstance(result, ToolResult)
+    return result
+
+
+def text_of(result: ToolResult) -> str:
+    assert len(result.content) == 1
+    return result.content[0].text
+
+
+def write_lines(path: Path, count: int, fmt: str = "line {}") -> Path:
+    path.write_text("".join(fmt.format(i) + "\n" for i in range(1, count + 1)), encoding="utf-8")
+    return path
+
+
+def test_numbering_and_format(tmp_path: Path) -> None:
+    f = tmp_path / "a.txt"
+    f.write_text("alpha\n\tbeta\n\ngamma", encoding="utf-8")  # no trailing newline
+    result = run(f, tmp_path)
+    assert not result.is_error
+    assert text_of(result) == "     1\talpha\n     2\t\tbeta\n     3\t\n     4\tgamma"
+    assert result.details == {"path": str(f), "offset": 1, "lines": 4, "totalLines": 4,
+                              "truncated": False}
+
+
+def test_crlf_and_invalid_utf8(tmp_path: Path) -> None:
+    f = tmp_path / "w.txt"
+    f.write_bytes(b"one\r\ntw\xffo\r\n")
+    result = run(f, tmp_path)
+    assert text_of(result) == "     1\tone\n     2\ttw\ufffdo"
+    assert result.details["totalLines"] == 2
+
+
+def test_offset_and_limit_paging(tmp_path: Path) -> None:
+    f = write_lines(tmp_path / "big.txt", 50)
+    result = run(f, tmp_path, offset=10, limit=5)
+    lines = text_of(result).split("\n")
+    assert lines[:5] == [f"{n:>6}\tline {n}" for n in range(10, 15)]
+    assert lines[5] == ""
+    assert lines[6] == "[Showing lines 10-14 of 50. Use offset=15 to continue.]"
+    assert result.details == {"path": str(f), "offset": 10, "lines": 5, "totalLines": 50,
+                              "truncated": True}
+
+    # Following the note reaches the end: no note then.
+    tail = run(f, tmp_path, offset=45, limit=10)
+    assert text_of(tail).split("\n") == [f"{n:>6}\tline {n}" for n in range(45, 51)]
+    assert tail.details["truncated"] is False
+
+
+def test_default_limit_note(tmp_path: Path) -> None:
+    f = write_lines(tmp_path / "long.txt", 5234, "x{}")
+    result = run(f, tmp_path)
+    text = text_of(result)
+    assert text.endswith(
+        f"\n\n[Showing lines 1-{DEFAULT_LIMIT} of 5234. Use offset={DEFAULT_LIMIT + 1} "
+        "to continue.]")
+    assert result.details["lines"] == DEFAULT_LIMIT
+    assert result.details["totalLines"] == 5234
+    # A limit above the cap is clamped to it.
+    clamped = run(f, tmp_path, offset=2001, limit=10_000)
+    assert clamped.details["lines"] == DEFAULT_LIMIT
+    assert text_of(clamped).endswith("[Showing lines 2001-4000 of 5234. Use offset=4001 "
+                                     "to continue.]")
+
+
+def test_offset_beyond_end(tmp_path: Path) -> None:
+    f = write_lines(tmp_path / "short.txt", 812)
+    result = run(f, tmp_path, offset=900)
+    assert result.is_error
+    assert text_of(result) == "Offset 900 is beyond the end of the file (812 lines)."
+    # The last line itself is fine.
+    last = run(f, tmp_path, offset=812)
+    assert not last.is_error
+    assert text_of(last) == "   812\tline 812"
+
+
+def test_long_line_is_cut(tmp_path: Path) -> None:
+    f = tmp_path / "wide.txt"
+    f.write_text("short\n" + "y" * (MAX_LINE_CHARS + 345) + "\nend\n", encoding="utf-8")
+    result = run(f, tmp_path)
+    lines = text_of(result).split("\n")
+    assert lines[0] == "     1\tshort"
+    assert lines[1] == ("     2\t" + "y" * MAX_LINE_CHARS
+                        + "... [line truncated, 345 more characters]")
+    assert lines[2] == "     3\tend"
+    assert result.details["lines"] == 3
+    assert result.details["truncated"] is True
+
+
+def test_byte_budget(tmp_path: Path) -> None:
+    # 300 lines of ~1000 bytes: well under the line cap, well over 50 KiB.
+    f = write_lines(tmp_path / "fat.txt", 300, "{:04d}" + "z" * 996)
+    result = run(f, tmp_path)
+    text = text_of(result)
+    assert len(text.encode("utf-8")) <= MAX_BYTES
+    shown = result.details["lines"]
+    assert 0 < shown < 300
+    assert result.details["truncated"] is True
+    assert text.endswith(
+        f"\n\n[Showing lines 1-{shown} of 300 (50 KiB output limit reached). "
+        f"Use offset={shown + 1} to continue.]")
+    assert text.split("\n")[shown - 1].startswith(f"{shown:>6}\t{shown:04d}")
+    # Paging on continues exactly where the budget stopped.
+    nxt = run(f, tmp_path, offset=shown + 1)
+    assert text_of(nxt).startswith(f"{shown + 1:>6}\t{shown + 1:04d}")
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    result = run("nope.txt", tmp_path)
+    assert result.is_error
+    assert text_of(result) == "File not found: nope.txt"
+
+
+def test_directory(tmp_path: Path) -> None:
+    d = tmp_path / "pkg"
+    d.mkdir()
+    (d / "b.py").write_text("", encoding="utf-8")
+    (d / "a.py").write_text("", encoding="utf-8")
+    (d / "sub").mkdir()
+    result = run(d, tmp_path)
+    assert result.is_error
+    text = text_of(result)
+    assert "is a directory" in text
+    assert text.endswith("a.py\nb.py\nsub/")
+
+
+def test_directory_listing_capped(tmp_path: Path) -> None:
+    d = tmp_path / "many"
+    d.mkdir()
+    for i in range(250):
+        (d / f"f{i:03d}").touch()
+    text = text_of(run(d, tmp_path))
+    assert "f199" in text
+    assert "f200" not in text
+    assert text.endswith("... and 50 more entries")
+
+
+def test_binary(tmp_path: Path) -> None:
+    f = tmp_path / "blob.bin"
+    f.write_bytes(b"PK\x03\x04\x00\x00binary\x00stuff")
+    result = run(f, tmp_path)
+    assert result.is_error
+    assert "binary" in text_of(result)
+    assert "stuff" not in text_of(result)
+
+
+def test_empty(tmp_path: Path) -> None:
+    f = tmp_path / "empty.txt"
+    f.touch()
+    result = run(f, tmp_path)
+    assert not result.is_error
+    assert "empty" in text_of(result)
+    assert result.details["totalLines"] == 0
+
+
+def test_relative_path_uses_ctx_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    sub = tmp_path / "proj" / "src"
+    sub.mkdir(parents=True)
+    (sub / "m.py").write_text("x = 1\n", encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    result = run("src/m.py", tmp_path / "proj")
+    assert text_of(result) == "     1\tx = 1"
+    assert result.details["path"] == str(sub / "m.py")
+
+
+def test_no_ctx_falls_back_to_process_cwd(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "here.txt").write_text("hi\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = ReadTool().execute("c1", ReadParams(path="here.txt"), AbortSignal(),
+                                lambda p: None, None)
+    assert text_of(result) == "     1\thi"
+
+
+def test_abort_stops_reading(tmp_path: Path) -> None:
+    f = write_lines(tmp_path / "huge.txt", 20_000)
+    signal = AbortSignal()
+    signal.abort()
+    result = run(f, tmp_path, signal=signal, offset=15_000)
+    assert result.is_error
+    assert "abort" in text_of(result).lower()
+
+
+@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0,
+                    reason="permissions are not enforced")
+def test_unreadable_file(tmp_path: Path) -> None:
+    f = tmp_path / "secret.txt"
+    f.write_text("x\n", encoding="utf-8")
+    f.chmod(0)
+    try:
+        result = run(f, tmp_path)
+    finally:
+        f.chmod(0o644)
+    assert result.is_error
+    assert text_of(result).startswith("Cannot read")
+
+
+def test_params_schema_and_spec() -> None:
+    tool = ReadTool()
+    assert isinstance(tool, Tool)
+    assert (tool.name, tool.label) == ("read", "Read")
+    spec = tool.spec()
+    assert spec["name"] == "read"
+    assert "offset" in spec["description"]
+    schema = spec["parameters"]
+    assert schema["required"] == ["path"]
+    assert set(schema["properties"]) == {"path", "offset", "limit"}
+    for name in ("path", "offset", "limit"):
+        assert schema["properties"][name]["description"]
+    with pytest.raises(ValueError):
+        ReadParams(path="x", offset=0)
+    with pytest.raises(ValueError):
+        ReadParams(path="x", limit=0)
+
+
+def test_plugin_registers_the_tool() -> None:
+    from omp_tool_read import plugin
+
+    tools = plugin.omp_register_tools(api=None)
+    assert [t.name for t in tools] == ["read"]
+
+
+def test_plugin_module_is_cheap_to_import() -> None:
+    import subprocess
+
+    code = ("import sys, omp_tool_read.plugin; "
+            "sys.exit(1 if 'pydantic' in sys.modules or 'omp_tool_read.tool' in sys.modules "
+            "else 0)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    assert subprocess.run([sys.executable, "-c", code], env=env, check=False).returncode == 0
