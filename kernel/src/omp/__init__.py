@@ -7,11 +7,21 @@ import it at startup. Everything heavier is imported from its own module when us
 
 from __future__ import annotations
 
-import pluggy
+from typing import Any
 
 __version__ = "0.1.0"
 
-hookimpl = pluggy.HookimplMarker("omp")
-"""Marker for hook implementations: ``@omp.hookimpl def omp_tool_call(event): ...``."""
+
+def __getattr__(name: str) -> Any:
+    """``omp.hookimpl``, the marker for hook implementations, created on first use so
+    that ``omp --version`` does not import pluggy."""
+    if name == "hookimpl":
+        import pluggy
+
+        marker = pluggy.HookimplMarker("omp")
+        globals()["hookimpl"] = marker
+        return marker
+    raise AttributeError(f"module 'omp' has no attribute {name!r}")
+
 
 __all__ = ["__version__", "hookimpl"]

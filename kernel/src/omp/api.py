@@ -8,7 +8,6 @@ tool's worker thread; ``exec`` is the one coroutine.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -68,7 +67,8 @@ class OmpAPI:
         if self._session is None:
             raise RuntimeNotReadyError(
                 f"api.{action}() cannot be called while plugins are loading; call it from "
-                "an event hook, a command or a tool")
+                "an event hook, a command or a tool"
+            )
         return self._session
 
     def _report_bus_error(self, channel: str, exc: BaseException) -> None:
@@ -76,8 +76,9 @@ class OmpAPI:
 
     # -- messages -----------------------------------------------------------------
 
-    def send_message(self, message: Any, *, deliver_as: DeliverAs = "steer",
-                     trigger_turn: bool = False) -> None:
+    def send_message(
+        self, message: Any, *, deliver_as: DeliverAs = "steer", trigger_turn: bool = False
+    ) -> None:
         """Add a custom message (``{"custom_type", "content", "display", "details"}`` or a
         CustomMessage). While the agent runs, ``steer`` delivers it after the current
         tool and ``followUp`` when the model would stop; ``nextTurn`` holds it for the
@@ -124,19 +125,33 @@ class OmpAPI:
 
     def set_thinking_level(self, level: str) -> None:
         if level not in THINKING_LEVELS:
-            raise OmpError(f"unknown thinking level {level!r}; use one of "
-                           + ", ".join(THINKING_LEVELS))
+            raise OmpError(
+                f"unknown thinking level {level!r}; use one of " + ", ".join(THINKING_LEVELS)
+            )
         self._require("set_thinking_level").set_thinking_level(level)
 
     # -- processes --------------------------------------------------------------------
 
-    async def exec(self, command: str, args: list[str] | None = None, *,
-                   cwd: str | None = None, timeout: float | None = None) -> ExecResult:
+    async def exec(
+        self,
+        command: str,
+        args: list[str] | None = None,
+        *,
+        cwd: str | None = None,
+        timeout: float | None = None,
+    ) -> ExecResult:
         """Run a program (no shell) and collect its output; killed after ``timeout`` s."""
+        import asyncio
+
         session = self._require("exec")
         proc = await asyncio.create_subprocess_exec(
-            command, *(args or []), cwd=cwd or session.cwd, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            command,
+            *(args or []),
+            cwd=cwd or session.cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         killed = False
         try:
             out, err = await asyncio.wait_for(proc.communicate(), timeout)
@@ -144,5 +159,6 @@ class OmpAPI:
             proc.kill()
             killed = True
             out, err = await proc.communicate()
-        return ExecResult(out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
-                          proc.returncode, killed)
+        return ExecResult(
+            out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), proc.returncode, killed
+        )

@@ -35,19 +35,30 @@ class Runtime:
         return {m.name: m for m in self.contributions.of("modes")}
 
 
-def load_runtime(*, cwd: Path, extension_paths: list[Path] | None = None,
-                 discover_extensions: bool = True, entry_points: bool = True,
-                 extra_plugins: list[Any] | None = None, kinds: list[str] | None = None,
-                 env: dict[str, str] | None = None) -> Runtime:
+def load_runtime(
+    *,
+    cwd: Path,
+    extension_paths: list[Path] | None = None,
+    discover_extensions: bool = True,
+    entry_points: bool = True,
+    extra_plugins: list[Any] | None = None,
+    kinds: list[str] | None = None,
+    env: dict[str, str] | None = None,
+) -> Runtime:
     """Settings, plugins and their flags (plus ``kinds`` of contributions)."""
     env = dict(os.environ if env is None else env)
     settings = load_settings(cwd, env=env)
     home = agent_dir(env)
     extensions = [Path(p) for p in settings.get("extensions", []) or []]
     host = build_plugin_host(
-        cwd=cwd, agent_dir=home, disabled=set(settings.get("disabledPlugins", []) or []),
-        extension_paths=[*extensions, *(extension_paths or [])], discover=discover_extensions,
-        entry_points=entry_points, extra_plugins=extra_plugins)
+        cwd=cwd,
+        agent_dir=home,
+        disabled=set(settings.get("disabledPlugins", []) or []),
+        extension_paths=[*extensions, *(extension_paths or [])],
+        discover=discover_extensions,
+        entry_points=entry_points,
+        extra_plugins=extra_plugins,
+    )
     api = OmpAPI()
     contributions = collect(host, api, ["flags", *(kinds or [])])
     return Runtime(cwd, home, settings, host, api, contributions)
@@ -77,12 +88,15 @@ def _split_thinking(pattern: str) -> tuple[str, str | None]:
     return pattern, None
 
 
-def _select_model(runtime: Runtime, models: Any, options: SessionOptions,
-                  session_model: str | None) -> tuple[Any, str | None]:
+def _select_model(
+    runtime: Runtime, models: Any, options: SessionOptions, session_model: str | None
+) -> tuple[Any, str | None]:
     settings = runtime.settings.data
     if not models.providers:
-        raise OmpError("no providers are installed, so there is no model to talk to; install "
-                       "a provider plugin (pip install omp) or check `omp plugins`")
+        raise OmpError(
+            "no providers are installed, so there is no model to talk to; install "
+            "a provider plugin (pip install omp) or check `omp plugins`"
+        )
     thinking = None
     pattern = options.model or None
     if pattern:
@@ -110,8 +124,9 @@ def _open_session_file(runtime: Runtime, options: SessionOptions) -> Any:
     cwd = str(runtime.cwd)
     if options.no_session:
         return SessionFile.create(cwd, None)
-    directory = sessions_dir(runtime.agent_dir, cwd,
-                             options.session_dir or runtime.settings.get("sessionDir"))
+    directory = sessions_dir(
+        runtime.agent_dir, cwd, options.session_dir or runtime.settings.get("sessionDir")
+    )
     if options.session_path:
         path = Path(options.session_path).expanduser()
         if not path.is_absolute():
@@ -127,8 +142,9 @@ def _open_session_file(runtime: Runtime, options: SessionOptions) -> Any:
     return SessionFile.create(cwd, new_session_path(directory, session_id), session_id=session_id)
 
 
-def open_session(runtime: Runtime, options: SessionOptions, *, ui: Any = None,
-                 has_ui: bool = False) -> Any:
+def open_session(
+    runtime: Runtime, options: SessionOptions, *, ui: Any = None, has_ui: bool = False
+) -> Any:
     """Everything a run needs, as an AgentSession (not yet started)."""
     from omp.providers import ModelRegistry
     from omp.runtime import AgentSession
@@ -146,24 +162,45 @@ def open_session(runtime: Runtime, options: SessionOptions, *, ui: Any = None,
     session_file = _open_session_file(runtime, options)
     state = session_file.build_context()
     model, suffix_level = _select_model(runtime, models, options, state.model)
-    thinking = options.thinking or suffix_level or state.thinking_level \
-        or runtime.settings.get("defaultThinkingLevel") or "off"
+    thinking = (
+        options.thinking
+        or suffix_level
+        or state.thinking_level
+        or runtime.settings.get("defaultThinkingLevel")
+        or "off"
+    )
     if thinking not in THINKING_LEVELS:
-        raise UsageError(f"unknown thinking level {thinking!r}; use one of "
-                         + ", ".join(THINKING_LEVELS))
+        raise UsageError(
+            f"unknown thinking level {thinking!r}; use one of " + ", ".join(THINKING_LEVELS)
+        )
     sections = build_system_prompt(
-        cwd=runtime.cwd, agent_dir=runtime.agent_dir,
+        cwd=runtime.cwd,
+        agent_dir=runtime.agent_dir,
         tools=[(t.name, t.description) for t in tools.active()],
         replace=read_text_or_file(options.system_prompt, runtime.cwd)
-        if options.system_prompt else None,
+        if options.system_prompt
+        else None,
         append=read_text_or_file(options.append_system_prompt, runtime.cwd)
-        if options.append_system_prompt else None)
+        if options.append_system_prompt
+        else None,
+    )
     session = AgentSession(
-        pm=runtime.host.pm, settings=runtime.settings, session_file=session_file,
-        models=models, tools=tools, model=model,
-        commands={c.name: c for c in contributions.of("commands")}, flags=options.flags,
-        cwd=str(runtime.cwd), system_prompt_sections=sections, api=runtime.api,
-        mode_name=options.mode_name, has_ui=has_ui, ui=ui, thinking_level=thinking)
+        pm=runtime.host.pm,
+        settings=runtime.settings,
+        session_file=session_file,
+        models=models,
+        tools=tools,
+        model=model,
+        commands={c.name: c for c in contributions.of("commands")},
+        flags=options.flags,
+        cwd=str(runtime.cwd),
+        system_prompt_sections=sections,
+        api=runtime.api,
+        mode_name=options.mode_name,
+        has_ui=has_ui,
+        ui=ui,
+        thinking_level=thinking,
+    )
     if thinking != (state.thinking_level or "off"):
         session_file.append_thinking_level_change(thinking)
     return session

@@ -12,9 +12,8 @@ import inspect
 import os
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
-
 from dataclasses import dataclass, field
+from typing import Any
 
 import pluggy
 
@@ -27,6 +26,7 @@ from omp.events import (
     ToolCallDecision,
     ToolResultPatch,
 )
+from omp.plugin_manager import call_order
 
 RULES: dict[str, str] = {
     "omp_tool_call": "first_block",
@@ -59,15 +59,6 @@ def rule_of(hook_name: str) -> str:
     return RULES.get(hook_name, "observer")
 
 
-def call_order(pm: pluggy.PluginManager, hook_name: str) -> list[pluggy.HookImpl]:
-    """Implementations of a hook in the order pluggy would call them (wrappers apart)."""
-    caller = getattr(pm.hook, hook_name, None)
-    if caller is None:
-        return []
-    impls = caller.get_hookimpls()
-    return [i for i in reversed(impls) if not (i.hookwrapper or i.wrapper)]
-
-
 def _describe(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
@@ -98,13 +89,16 @@ class HookDispatcher:
         if inspect.isawaitable(result):
             result = await result
         if self._trace:
-            print(f"[omp trace] {impl.plugin_name}.{impl.function.__name__} -> {result!r}",
-                  file=sys.stderr)
+            print(
+                f"[omp trace] {impl.plugin_name}.{impl.function.__name__} -> {result!r}",
+                file=sys.stderr,
+            )
         return result
 
     async def _report(self, impl: pluggy.HookImpl, hook_name: str, exc: BaseException) -> None:
-        outcome = self._report_error(impl.plugin_name, hook_name.removeprefix("omp_"),
-                                     _describe(exc))
+        outcome = self._report_error(
+            impl.plugin_name, hook_name.removeprefix("omp_"), _describe(exc)
+        )
         if inspect.isawaitable(outcome):
             await outcome
 
@@ -154,8 +148,10 @@ class HookDispatcher:
                 decision = _coerce(await self._invoke(impl, kwargs), ToolCallDecision)
             except Exception as exc:
                 await self._report(impl, "omp_tool_call", exc)
-                reason = f"Blocked: the {impl.plugin_name} plugin failed while checking " \
-                         f"this call ({_describe(exc)})"
+                reason = (
+                    f"Blocked: the {impl.plugin_name} plugin failed while checking "
+                    f"this call ({_describe(exc)})"
+                )
                 return ToolCallDecision(block=True, reason=reason)
             if decision is None:
                 continue
@@ -167,8 +163,9 @@ class HookDispatcher:
                 kwargs = {**kwargs, "event": event}
         return ToolCallDecision(input=revised) if revised is not None else None
 
-    async def _chain(self, hook_name: str, impls: list[pluggy.HookImpl],
-                     kwargs: dict[str, Any]) -> Any:
+    async def _chain(
+        self, hook_name: str, impls: list[pluggy.HookImpl], kwargs: dict[str, Any]
+    ) -> Any:
         outcome = ChainOutcome(kwargs["event"].model_copy())
         for impl in impls:
             try:
@@ -212,20 +209,3 @@ def _apply_patch(hook_name: str, outcome: ChainOutcome, result: Any) -> None:
             outcome.added_messages.append(patch.message)
         return
     raise KeyError(f"no chain rule for {hook_name}")
-
-
-def collect_registrations(pm: pluggy.PluginManager, hook_name: str, api: Any,
-                          on_error: Callable[[str, BaseException], None]) -> list[tuple[str, Any]]:
-    """Call a registration hook; return (plugin name, item) pairs in call order."""
-    items: list[tuple[str, Any]] = []
-    for impl in call_order(pm, hook_name):
-        try:
-            result = impl.function(**{n: api for n in impl.argnames if n == "api"})
-            if inspect.isawaitable(result):
-                raise TypeError(f"{hook_name} must be a plain def, not async")
-        except Exception as exc:
-            on_error(impl.plugin_name, exc)
-            continue
-        for item in result or ():
-            items.append((impl.plugin_name, item))
-    return items

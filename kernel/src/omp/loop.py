@@ -72,10 +72,18 @@ class AgentBusyError(RuntimeError):
 class Agent:
     """Owns the conversation in memory, the queues and the abort signal of a run."""
 
-    def __init__(self, *, models: ModelRegistry, tools: ToolRegistry, model: Model | None,
-                 emit: Emit, call_hook: CallHook, tool_context: Callable[[], Any],
-                 settings: LoopSettings | None = None,
-                 stream_settings: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        models: ModelRegistry,
+        tools: ToolRegistry,
+        model: Model | None,
+        emit: Emit,
+        call_hook: CallHook,
+        tool_context: Callable[[], Any],
+        settings: LoopSettings | None = None,
+        stream_settings: dict[str, Any] | None = None,
+    ) -> None:
         self.models = models
         self.tools = tools
         self.model = model
@@ -98,9 +106,12 @@ class Agent:
     # -- queues -------------------------------------------------------------------------
 
     async def _queue_changed(self) -> None:
-        await self._emit(QueueUpdateEvent(
-            steering=[_preview(m) for m in self.steering],
-            follow_up=[_preview(m) for m in self.follow_up]))
+        await self._emit(
+            QueueUpdateEvent(
+                steering=[_preview(m) for m in self.steering],
+                follow_up=[_preview(m) for m in self.follow_up],
+            )
+        )
 
     def steer(self, message: Any) -> None:
         """Queue a message for after the current tool (call on the loop's thread)."""
@@ -177,13 +188,15 @@ class Agent:
                     results = [_result_message(c, ToolResult.error(ABORTED_TEXT)) for c in calls]
                     for result in results:
                         await self.add_message(result)
-                    await self._emit(TurnEndEvent(turn_index=turn_index, message=assistant,
-                                                  tool_results=results))
+                    await self._emit(
+                        TurnEndEvent(turn_index=turn_index, message=assistant, tool_results=results)
+                    )
                     return
                 results = await self._execute_tool_calls(calls) if calls else []
                 has_more_tool_calls = bool(calls)
-                await self._emit(TurnEndEvent(turn_index=turn_index, message=assistant,
-                                              tool_results=results))
+                await self._emit(
+                    TurnEndEvent(turn_index=turn_index, message=assistant, tool_results=results)
+                )
                 turn_index += 1
                 if self.signal.aborted:
                     return
@@ -207,8 +220,12 @@ class Agent:
             await self.add_message(message)
             return message
         provider = self.models.provider_of(model)
-        options = StreamOptions(signal=self.signal, thinking_level=self.thinking_level,
-                                max_tokens=model.max_tokens, settings=self.stream_settings)
+        options = StreamOptions(
+            signal=self.signal,
+            thinking_level=self.thinking_level,
+            max_tokens=model.max_tokens,
+            settings=self.stream_settings,
+        )
         state: dict[str, Any] = {"message": None, "final": None}
 
         async def consume() -> None:
@@ -227,14 +244,16 @@ class Agent:
                     if state["message"] is None:
                         state["message"] = event["partial"]
                         await self._emit(MessageStartEvent(message=event["partial"]))
-                    await self._emit(MessageUpdateEvent(message=event["partial"],
-                                                        assistant_message_event=event))
+                    await self._emit(
+                        MessageUpdateEvent(message=event["partial"], assistant_message_event=event)
+                    )
 
         error = await _race(consume(), self.signal)
         final: AssistantMessage | None = state["final"]
         if final is None:
             final = state["message"] or AssistantMessage(
-                api=model.api, provider=model.provider, model=model.id)
+                api=model.api, provider=model.provider, model=model.id
+            )
             if self.signal.aborted:
                 final.stop_reason, final.error_message = "aborted", "Request was aborted"
             else:
@@ -283,13 +302,15 @@ class Agent:
 
     async def _finish_skipped(self, call: ToolCall, interrupt: AbortSignal) -> ToolResultMessage:
         text = SKIPPED_TEXT if interrupt.reason == "steering" else ABORTED_TEXT
-        await self._emit(ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name,
-                                                 args=call.arguments))
+        await self._emit(
+            ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=call.arguments)
+        )
         return await self._finish(call, call.arguments, ToolResult.error(text))
 
     async def _execute_one(self, call: ToolCall, interrupt: AbortSignal) -> ToolResultMessage:
-        await self._emit(ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name,
-                                                 args=call.arguments))
+        await self._emit(
+            ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=call.arguments)
+        )
         tool = self.tools.get(call.name)
         if tool is None or call.name not in self.tools.active_names():
             available = ", ".join(self.tools.active_names()) or "(none)"
@@ -298,8 +319,10 @@ class Agent:
         arguments = call.arguments
         try:
             params = tool.validate(arguments)
-            decision = await self._call_hook("omp_tool_call", ToolCallEvent(
-                tool_call_id=call.id, tool_name=call.name, input=arguments))
+            decision = await self._call_hook(
+                "omp_tool_call",
+                ToolCallEvent(tool_call_id=call.id, tool_name=call.name, input=arguments),
+            )
             if decision is not None and decision.block:
                 reason = decision.reason or f"Tool call {call.name} was blocked"
                 return await self._finish(call, arguments, ToolResult.error(reason))
@@ -316,10 +339,14 @@ class Agent:
         def on_update(partial: Any) -> None:
             """Callable from the loop or from the tool's worker thread."""
             event = ToolExecutionUpdateEvent(
-                tool_call_id=call.id, tool_name=call.name, args=arguments,
-                partial_result=_partial_payload(partial))
-            loop.call_soon_threadsafe(lambda: updates.append(
-                asyncio.ensure_future(self._emit(event))))
+                tool_call_id=call.id,
+                tool_name=call.name,
+                args=arguments,
+                partial_result=_partial_payload(partial),
+            )
+            loop.call_soon_threadsafe(
+                lambda: updates.append(asyncio.ensure_future(self._emit(event)))
+            )
 
         async def execute() -> Any:
             ctx = self._tool_context()
@@ -346,26 +373,49 @@ class Agent:
             result = ToolResult.error(f"Error: {error}")
         return await self._finish(call, arguments, result)
 
-    async def _finish(self, call: ToolCall, arguments: dict[str, Any],
-                      result: ToolResult) -> ToolResultMessage:
-        outcome = await self._call_hook("omp_tool_result", ToolResultEvent(
-            tool_call_id=call.id, tool_name=call.name, input=arguments,
-            content=result.content, details=result.details, is_error=result.is_error))
+    async def _finish(
+        self, call: ToolCall, arguments: dict[str, Any], result: ToolResult
+    ) -> ToolResultMessage:
+        outcome = await self._call_hook(
+            "omp_tool_result",
+            ToolResultEvent(
+                tool_call_id=call.id,
+                tool_name=call.name,
+                input=arguments,
+                content=result.content,
+                details=result.details,
+                is_error=result.is_error,
+            ),
+        )
         patched = outcome.event
         if patched.content is not result.content or patched.details is not result.details:
-            result = coerce_tool_result({"content": patched.content, "details": patched.details,
-                                         "is_error": patched.is_error})
+            result = coerce_tool_result(
+                {
+                    "content": patched.content,
+                    "details": patched.details,
+                    "is_error": patched.is_error,
+                }
+            )
         result.is_error = bool(patched.is_error)
-        await self._emit(ToolExecutionEndEvent(
-            tool_call_id=call.id, tool_name=call.name,
-            result={"content": result.content, "details": result.details},
-            is_error=result.is_error))
+        await self._emit(
+            ToolExecutionEndEvent(
+                tool_call_id=call.id,
+                tool_name=call.name,
+                result={"content": result.content, "details": result.details},
+                is_error=result.is_error,
+            )
+        )
         return _result_message(call, result)
 
 
 def _result_message(call: ToolCall, result: ToolResult) -> ToolResultMessage:
-    return ToolResultMessage(tool_call_id=call.id, tool_name=call.name, content=result.content,
-                             details=result.details, is_error=result.is_error)
+    return ToolResultMessage(
+        tool_call_id=call.id,
+        tool_name=call.name,
+        content=result.content,
+        details=result.details,
+        is_error=result.is_error,
+    )
 
 
 def _drop_incomplete_tool_calls(message: AssistantMessage) -> None:
@@ -374,8 +424,10 @@ def _drop_incomplete_tool_calls(message: AssistantMessage) -> None:
 
 def _partial_payload(partial: Any) -> Any:
     result = coerce_tool_result(partial)
-    return {"content": [b.model_dump(mode="json") for b in result.content],
-            "details": json_safe(result.details)}
+    return {
+        "content": [b.model_dump(mode="json") for b in result.content],
+        "details": json_safe(result.details),
+    }
 
 
 def _preview(message: Any) -> str:

@@ -42,6 +42,15 @@ class PluginHost:
         return [r for r in self.records if r.status == "failed"]
 
 
+def call_order(pm: pluggy.PluginManager, hook_name: str) -> list[pluggy.HookImpl]:
+    """Implementations of a hook in the order pluggy would call them (wrappers apart)."""
+    caller = getattr(pm.hook, hook_name, None)
+    if caller is None:
+        return []
+    impls = caller.get_hookimpls()
+    return [i for i in reversed(impls) if not (i.hookwrapper or i.wrapper)]
+
+
 def new_plugin_manager() -> pluggy.PluginManager:
     from omp import hookspecs
 
@@ -53,8 +62,10 @@ def new_plugin_manager() -> pluggy.PluginManager:
 def describe_failure(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or "(no message)"
     if isinstance(exc, ModuleNotFoundError) and exc.name:
-        return f"{type(exc).__name__}: {text}. The plugin needs the package that provides " \
-               f"'{exc.name}'; install it, or disable the plugin."
+        return (
+            f"{type(exc).__name__}: {text}. The plugin needs the package that provides "
+            f"'{exc.name}'; install it, or disable the plugin."
+        )
     return f"{type(exc).__name__}: {text}"
 
 
@@ -111,8 +122,10 @@ def load_entry_points(host: PluginHost, disabled: set[str], strict: bool) -> Non
         record = PluginRecord(ep.name, f"entry point ({dist_name})", version)
         if ep.name in seen:
             record.status = "failed"
-            record.error = f"two distributions register the plugin name {ep.name!r}: " \
-                           f"{seen[ep.name]} and {dist_name}; only the first was loaded"
+            record.error = (
+                f"two distributions register the plugin name {ep.name!r}: "
+                f"{seen[ep.name]} and {dist_name}; only the first was loaded"
+            )
             host.records.append(record)
             continue
         seen[ep.name] = dist_name
@@ -179,10 +192,17 @@ def discover_extension_files(cwd: Path, agent_dir: Path) -> list[Path]:
     return found
 
 
-def build_plugin_host(*, cwd: Path, agent_dir: Path, disabled: set[str] | None = None,
-                      extension_paths: list[Path] | None = None, discover: bool = True,
-                      entry_points: bool = True, extra_plugins: list[Any] | None = None,
-                      strict: bool | None = None) -> PluginHost:
+def build_plugin_host(
+    *,
+    cwd: Path,
+    agent_dir: Path,
+    disabled: set[str] | None = None,
+    extension_paths: list[Path] | None = None,
+    discover: bool = True,
+    entry_points: bool = True,
+    extra_plugins: list[Any] | None = None,
+    strict: bool | None = None,
+) -> PluginHost:
     """A fresh plugin manager with every plugin this run should have.
 
     ``extension_paths`` (from ``-e``) always load; discovered extension folders only

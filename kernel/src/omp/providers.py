@@ -79,8 +79,9 @@ class Provider:
     def unavailable_reason(self, settings: dict[str, Any]) -> str | None:
         return None
 
-    def stream(self, model: Model, context: LlmContext,
-               options: StreamOptions) -> AsyncIterator[dict[str, Any]]:
+    def stream(
+        self, model: Model, context: LlmContext, options: StreamOptions
+    ) -> AsyncIterator[dict[str, Any]]:
         raise NotImplementedError
 
 
@@ -235,8 +236,10 @@ class ModelRegistry:
         if not self.models:
             raise OmpError(f"unknown model {pattern!r}: no providers are installed")
         if not candidates:
-            raise OmpError(f"unknown model {pattern!r}; available: "
-                           + ", ".join(m.key for m in self.models[:10]))
+            raise OmpError(
+                f"unknown model {pattern!r}; available: "
+                + ", ".join(m.key for m in self.models[:10])
+            )
         names = ", ".join(m.key for m in candidates[:5])
         verb = "is ambiguous" if (by_id or fuzzy) else "is unknown"
         raise OmpError(f"model {pattern!r} {verb}; closest matches: {names}")

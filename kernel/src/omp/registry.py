@@ -7,12 +7,14 @@ order does not depend on installation order.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from omp.dispatch import collect_registrations
-from omp.plugin_manager import PluginHost, describe_failure
+import pluggy
+
+from omp.plugin_manager import PluginHost, call_order, describe_failure
 
 
 @dataclass
@@ -50,8 +52,9 @@ def _heavy_types() -> dict[str, tuple[str, type, Callable[[Any], str]]]:
     }
 
 
-def collect(host: PluginHost, api: Any, kinds: list[str],
-            into: Contributions | None = None) -> Contributions:
+def collect(
+    host: PluginHost, api: Any, kinds: list[str], into: Contributions | None = None
+) -> Contributions:
     """Call the registration hooks for ``kinds`` (flags, modes, commands, shortcuts,
     renderers, tools, providers) and add what they return to ``into``."""
     result = into or Contributions()
@@ -73,16 +76,41 @@ def collect(host: PluginHost, api: Any, kinds: list[str],
         kept: list[tuple[str, Any]] = []
         for plugin, item in collect_registrations(host.pm, hook, api, failed):
             if not isinstance(item, expected):
-                result.problems.append(f"plugin {plugin} returned {type(item).__name__} from "
-                                       f"{hook}; expected {expected.__name__}")
+                result.problems.append(
+                    f"plugin {plugin} returned {type(item).__name__} from "
+                    f"{hook}; expected {expected.__name__}"
+                )
                 continue
             key = key_of(item)
             if key in owners:
-                result.problems.append(f"{kind[:-1]} {key!r} is registered by both "
-                                       f"{owners[key]} and {plugin}; keeping {owners[key]}'s")
+                result.problems.append(
+                    f"{kind[:-1]} {key!r} is registered by both "
+                    f"{owners[key]} and {plugin}; keeping {owners[key]}'s"
+                )
                 continue
             owners[key] = plugin
             kept.append((plugin, item))
         kept.sort(key=lambda pair: key_of(pair[1]))
         result.items[kind] = kept
     return result
+
+
+def collect_registrations(
+    pm: pluggy.PluginManager,
+    hook_name: str,
+    api: Any,
+    on_error: Callable[[str, BaseException], None],
+) -> list[tuple[str, Any]]:
+    """Call a registration hook; return (plugin name, item) pairs in call order."""
+    items: list[tuple[str, Any]] = []
+    for impl in call_order(pm, hook_name):
+        try:
+            result = impl.function(**{n: api for n in impl.argnames if n == "api"})
+            if inspect.isawaitable(result):
+                raise TypeError(f"{hook_name} must be a plain def, not async")
+        except Exception as exc:
+            on_error(impl.plugin_name, exc)
+            continue
+        for item in result or ():
+            items.append((impl.plugin_name, item))
+    return items

@@ -38,12 +38,25 @@ Subscriber = Callable[[Event], Any]
 
 
 class AgentSession:
-    def __init__(self, *, pm: Any, settings: Any, session_file: SessionFile,
-                 models: ModelRegistry, tools: ToolRegistry, model: Model | None,
-                 commands: dict[str, Any], flags: dict[str, Any], cwd: str,
-                 system_prompt_sections: list[str], api: OmpAPI | None = None,
-                 mode_name: str = "print", has_ui: bool = False, ui: Any = None,
-                 thinking_level: str = "off") -> None:
+    def __init__(
+        self,
+        *,
+        pm: Any,
+        settings: Any,
+        session_file: SessionFile,
+        models: ModelRegistry,
+        tools: ToolRegistry,
+        model: Model | None,
+        commands: dict[str, Any],
+        flags: dict[str, Any],
+        cwd: str,
+        system_prompt_sections: list[str],
+        api: OmpAPI | None = None,
+        mode_name: str = "print",
+        has_ui: bool = False,
+        ui: Any = None,
+        thinking_level: str = "off",
+    ) -> None:
         from omp.ui import NullUI
 
         self.settings = settings
@@ -69,13 +82,19 @@ class AgentSession:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self.agent = Agent(
-            models=models, tools=tools, model=model, emit=self.emit,
-            call_hook=self.call_hook, tool_context=lambda: self.context,
+            models=models,
+            tools=tools,
+            model=model,
+            emit=self.emit,
+            call_hook=self.call_hook,
+            tool_context=lambda: self.context,
             settings=LoopSettings(
                 steering_mode=settings.get("steeringMode", "one-at-a-time"),
                 follow_up_mode=settings.get("followUpMode", "one-at-a-time"),
-                interrupt_mode=settings.get("interruptMode", "immediate")),
-            stream_settings=settings.data if hasattr(settings, "data") else {})
+                interrupt_mode=settings.get("interruptMode", "immediate"),
+            ),
+            stream_settings=settings.data if hasattr(settings, "data") else {},
+        )
         self.agent.thinking_level = thinking_level
         self.agent.messages = list(session_file.build_context().messages)
         self.api._bind(self)
@@ -154,11 +173,13 @@ class AgentSession:
 
     # -- prompting ----------------------------------------------------------------------
 
-    async def prompt(self, text: str, images: list[Any] | None = None,
-                     source: str = "interactive") -> None:
+    async def prompt(
+        self, text: str, images: list[Any] | None = None, source: str = "interactive"
+    ) -> None:
         """The whole prompt flow: input hooks, slash commands, before_agent_start, run."""
-        outcome = await self.call_hook("omp_input", InputEvent(text=text, images=images,
-                                                              source=source))
+        outcome = await self.call_hook(
+            "omp_input", InputEvent(text=text, images=images, source=source)
+        )
         if outcome.handled:
             return
         text, images = outcome.event.text, outcome.event.images
@@ -170,8 +191,12 @@ class AgentSession:
                 if inspect.isawaitable(result):
                     await result
                 return
-        start = await self.call_hook("omp_before_agent_start", BeforeAgentStartEvent(
-            prompt=text, images=images, system_prompt=list(self.system_prompt_sections)))
+        start = await self.call_hook(
+            "omp_before_agent_start",
+            BeforeAgentStartEvent(
+                prompt=text, images=images, system_prompt=list(self.system_prompt_sections)
+            ),
+        )
         self.agent.system_prompt = join_system_prompt(start.event.system_prompt)
         content: Any = text
         if images:
@@ -207,8 +232,9 @@ class AgentSession:
                 else:
                     self.agent.steer(message)
             else:
-                self._spawn(self.prompt(content if isinstance(content, str) else "",
-                                        source="extension"))
+                self._spawn(
+                    self.prompt(content if isinstance(content, str) else "", source="extension")
+                )
 
         self._on_loop(deliver)
 
@@ -240,16 +266,18 @@ class AgentSession:
     def set_thinking_level(self, level: str) -> None:
         self.agent.thinking_level = level
         self.session_file.append_thinking_level_change(level)
-        self._on_loop(lambda: self._spawn(
-            self._notify(ThinkingLevelChangedEvent(thinking_level=level))))
+        self._on_loop(
+            lambda: self._spawn(self._notify(ThinkingLevelChangedEvent(thinking_level=level)))
+        )
 
     def context_usage(self) -> dict[str, Any] | None:
         model = self.agent.model
         for message in reversed(self.agent.messages):
             usage = getattr(message, "usage", None)
             if getattr(message, "role", "") == "assistant" and usage is not None:
-                tokens = usage.total_tokens or (usage.input + usage.output + usage.cache_read
-                                                + usage.cache_write)
+                tokens = usage.total_tokens or (
+                    usage.input + usage.output + usage.cache_read + usage.cache_write
+                )
                 window = model.context_window if model else 0
                 percent = round(100 * tokens / window, 1) if window else None
                 return {"tokens": tokens, "context_window": window, "percent": percent}
@@ -258,8 +286,9 @@ class AgentSession:
     # -- tree -------------------------------------------------------------------------
 
     async def branch(self, entry_id: str) -> dict[str, bool]:
-        decision = await self.call_hook("omp_session_before_branch",
-                                        SessionBeforeBranchEvent(entry_id=entry_id))
+        decision = await self.call_hook(
+            "omp_session_before_branch", SessionBeforeBranchEvent(entry_id=entry_id)
+        )
         if decision is not None and decision.cancel:
             return {"cancelled": True}
         self.session_file.branch(entry_id)

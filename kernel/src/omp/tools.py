@@ -54,10 +54,17 @@ class Tool:
     exclusive: bool = False
     hidden: bool = False
 
-    def __init__(self, *, name: str | None = None, label: str | None = None,
-                 description: str | None = None, parameters: type[BaseModel] | None = None,
-                 execute: Callable[..., Any] | None = None, exclusive: bool | None = None,
-                 hidden: bool | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        label: str | None = None,
+        description: str | None = None,
+        parameters: type[BaseModel] | None = None,
+        execute: Callable[..., Any] | None = None,
+        exclusive: bool | None = None,
+        hidden: bool | None = None,
+    ) -> None:
         if name is not None:
             self.name = name
         if label is not None:
@@ -90,8 +97,11 @@ class Tool:
 
     def spec(self) -> dict[str, Any]:
         """What a provider sends to the model for this tool."""
-        return {"name": self.name, "description": self.description,
-                "parameters": self.json_schema()}
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.json_schema(),
+        }
 
     def validate(self, arguments: dict[str, Any]) -> Any:
         return self.parameters.model_validate(arguments)
@@ -136,8 +146,10 @@ class ToolRegistry:
         names = list(names)
         unknown = [n for n in names if n not in self._tools]
         if unknown:
-            raise OmpError(f"unknown tool(s): {', '.join(unknown)}. "
-                           f"Valid tools: {', '.join(sorted(self._tools)) or '(none)'}")
+            raise OmpError(
+                f"unknown tool(s): {', '.join(unknown)}. "
+                f"Valid tools: {', '.join(sorted(self._tools)) or '(none)'}"
+            )
         self._active = list(dict.fromkeys(names))
 
 

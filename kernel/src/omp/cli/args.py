@@ -12,29 +12,53 @@ from omp.errors import UsageError
 
 BUILTIN_FLAGS: list[Flag] = [
     Flag("print", "Run the prompt(s) once, print the final answer and exit", short="-p"),
-    Flag("mode", "Run mode: text (default), json, or another installed mode", "string",
-         metavar="MODE"),
-    Flag("model", "Model as provider/id, id or a fuzzy pattern; ':level' sets thinking",
-         "string", metavar="PATTERN"),
-    Flag("thinking", "Thinking level: off, minimal, low, medium, high, xhigh", "string",
-         metavar="LEVEL"),
-    Flag("tools", "Offer only these tools to the model (comma-separated)", "string",
-         metavar="A,B"),
+    Flag(
+        "mode",
+        "Run mode: text (default), json, or another installed mode",
+        "string",
+        metavar="MODE",
+    ),
+    Flag(
+        "model",
+        "Model as provider/id, id or a fuzzy pattern; ':level' sets thinking",
+        "string",
+        metavar="PATTERN",
+    ),
+    Flag(
+        "thinking",
+        "Thinking level: off, minimal, low, medium, high, xhigh",
+        "string",
+        metavar="LEVEL",
+    ),
+    Flag("tools", "Offer only these tools to the model (comma-separated)", "string", metavar="A,B"),
     Flag("no-tools", "Offer no tools to the model"),
-    Flag("extension", "Load a single-file extension (repeatable)", "string", short="-e",
-         metavar="PATH"),
+    Flag(
+        "extension",
+        "Load a single-file extension (repeatable)",
+        "string",
+        short="-e",
+        metavar="PATH",
+    ),
     Flag("no-extensions", "Do not discover extensions (explicit -e paths still load)"),
     Flag("no-plugins", "Load no entry-point plugins (the kernel alone)"),
     Flag("continue", "Continue the most recent session of this directory", short="-c"),
-    Flag("resume", "Resume the session whose id (or file name) starts with ID", "string",
-         short="-r", metavar="ID"),
+    Flag(
+        "resume",
+        "Resume the session whose id (or file name) starts with ID",
+        "string",
+        short="-r",
+        metavar="ID",
+    ),
     Flag("session", "Use this session file (created if missing)", "string", metavar="PATH"),
     Flag("no-session", "Keep the session in memory only"),
     Flag("session-dir", "Directory for session files", "string", metavar="DIR"),
-    Flag("system-prompt", "Replace the system prompt (text or a file)", "string",
-         metavar="TEXT"),
-    Flag("append-system-prompt", "Append to the system prompt (text or a file)", "string",
-         metavar="TEXT"),
+    Flag("system-prompt", "Replace the system prompt (text or a file)", "string", metavar="TEXT"),
+    Flag(
+        "append-system-prompt",
+        "Append to the system prompt (text or a file)",
+        "string",
+        metavar="TEXT",
+    ),
     Flag("cwd", "Work in this directory", "string", metavar="DIR"),
     Flag("verbose", "Say more on stderr"),
     Flag("version", "Print the version and exit", short="-v"),
@@ -62,7 +86,7 @@ class _Parser(argparse.ArgumentParser):
 def prescan(argv: Sequence[str], name: str) -> list[str] | bool:
     """Values of a built-in flag before plugins load (``-e``, ``--no-extensions``...)."""
     flag = next(f for f in BUILTIN_FLAGS if f.name == name)
-    spellings = {f"--{flag.name}", *( [flag.short] if flag.short else [])}
+    spellings = {f"--{flag.name}", *([flag.short] if flag.short else [])}
     values: list[str] = []
     found = False
     args = list(argv)
@@ -92,13 +116,18 @@ def build_parser(plugin_flags: list[Flag]) -> argparse.ArgumentParser:
         names = [f"--{flag.name}"] + ([flag.short] if flag.short else [])
         dest = flag.name.replace("-", "_")
         if flag.type == "boolean":
-            parser.add_argument(*names, dest=dest, action="store_true",
-                                default=bool(flag.default))
+            parser.add_argument(*names, dest=dest, action="store_true", default=bool(flag.default))
         else:
             kind = int if flag.type == "integer" else str
             action = "append" if flag.name in REPEATABLE else "store"
-            parser.add_argument(*names, dest=dest, type=kind, action=action,
-                                default=flag.default, metavar=flag.metavar or "VALUE")
+            parser.add_argument(
+                *names,
+                dest=dest,
+                type=kind,
+                action=action,
+                default=flag.default,
+                metavar=flag.metavar or "VALUE",
+            )
     parser.add_argument("messages", nargs="*")
     return parser
 
@@ -108,7 +137,7 @@ def parse(argv: Sequence[str], plugin_flags: list[Flag]) -> ParsedArgs:
     literal: list[str] = []
     if "--" in argv:
         cut = argv.index("--")
-        argv, literal = argv[:cut], argv[cut + 1:]
+        argv, literal = argv[:cut], argv[cut + 1 :]
     subcommand = None
     if argv and argv[0] in SUBCOMMANDS:
         subcommand, argv = argv[0], argv[1:]
@@ -116,17 +145,21 @@ def parse(argv: Sequence[str], plugin_flags: list[Flag]) -> ParsedArgs:
     namespace, extras = parser.parse_known_args(argv)
     unknown = [token for token in extras if token.startswith("-") and token != "-"]
     if unknown:
-        raise UsageError(f"unknown flag(s): {', '.join(unknown)}. "
-                         "Run `omp --help` for the flags")
+        raise UsageError(f"unknown flag(s): {', '.join(unknown)}. Run `omp --help` for the flags")
     values = {k.replace("_", "-"): v for k, v in vars(namespace).items() if k != "messages"}
     messages = [*namespace.messages, *extras, *literal]
     return ParsedArgs(values, messages, subcommand)
 
 
 def render_help(plugin_flags: list[Flag], plugin_owner: dict[str, str], modes: list[str]) -> str:
-    lines = ["usage: omp [command] [flags] [messages...]", "",
-             "A coding agent: omp -p \"prompt\" runs once and prints the answer;",
-             "piped stdin is read as the prompt.", "", "commands:"]
+    lines = [
+        "usage: omp [command] [flags] [messages...]",
+        "",
+        'A coding agent: omp -p "prompt" runs once and prints the answer;',
+        "piped stdin is read as the prompt.",
+        "",
+        "commands:",
+    ]
     lines += [f"  {name:<24}{text}" for name, text in SUBCOMMANDS.items()]
     shadowed = {f.name for f in plugin_flags}
     lines += ["", "flags:"]

@@ -41,11 +41,12 @@ def _run(argv: list[str]) -> int:
         raise UsageError(f"--cwd {cwd} is not a directory")
     wants_help = bool(cli_args.prescan(argv, "help"))
     runtime = load_runtime(
-        cwd=cwd, extension_paths=[Path(p).expanduser() for p in
-                                  cli_args.prescan(argv, "extension")],  # type: ignore[union-attr]
+        cwd=cwd,
+        extension_paths=[Path(p).expanduser() for p in cli_args.prescan(argv, "extension")],  # type: ignore[union-attr]
         discover_extensions=not cli_args.prescan(argv, "no-extensions"),
         entry_points=not cli_args.prescan(argv, "no-plugins"),
-        kinds=["modes"] if wants_help else RUNTIME_KINDS)
+        kinds=["modes"] if wants_help else RUNTIME_KINDS,
+    )
     plugin_flags = runtime.contributions.of("flags")
     if wants_help:
         owners = {f.name: p for p, f in runtime.contributions.items.get("flags", [])}
@@ -66,16 +67,27 @@ def _run(argv: list[str]) -> int:
     prompts = _prompts(parsed)
     mode = runtime.modes[mode_name]
     options = SessionOptions(
-        model=parsed["model"], thinking=parsed["thinking"],
+        model=parsed["model"],
+        thinking=parsed["thinking"],
         tools=_split(parsed["tools"]) if parsed["tools"] is not None else None,
-        no_tools=bool(parsed["no-tools"]), continue_recent=bool(parsed["continue"]),
-        resume=parsed["resume"], session_path=parsed["session"],
-        no_session=bool(parsed["no-session"]), session_dir=parsed["session-dir"],
+        no_tools=bool(parsed["no-tools"]),
+        continue_recent=bool(parsed["continue"]),
+        resume=parsed["resume"],
+        session_path=parsed["session"],
+        no_session=bool(parsed["no-session"]),
+        session_dir=parsed["session-dir"],
         system_prompt=parsed["system-prompt"],
         append_system_prompt=parsed["append-system-prompt"],
-        flags=parsed.values, mode_name=mode_name)
-    if options.continue_recent + bool(options.resume) + bool(options.session_path) \
-            + options.no_session > 1:
+        flags=parsed.values,
+        mode_name=mode_name,
+    )
+    if (
+        options.continue_recent
+        + bool(options.resume)
+        + bool(options.session_path)
+        + options.no_session
+        > 1
+    ):
         raise UsageError("use only one of --continue, --resume, --session and --no-session")
     session = open_session(runtime, options, has_ui=mode.has_ui)
     if mode.make_ui is not None:
@@ -92,8 +104,10 @@ def _split(value: str) -> list[str]:
 
 def _report_plugin_problems(runtime: Any, verbose: bool) -> None:
     for record in runtime.host.failures():
-        print(f"omp: plugin {record.name} ({record.source}) was not loaded: {record.error}",
-              file=sys.stderr)
+        print(
+            f"omp: plugin {record.name} ({record.source}) was not loaded: {record.error}",
+            file=sys.stderr,
+        )
     for problem in runtime.contributions.problems:
         print(f"omp: {problem}", file=sys.stderr)
 
@@ -108,8 +122,10 @@ def _choose_mode(parsed: Any, modes: dict[str, Any]) -> str:
     if requested not in modes:
         installed = ", ".join(sorted(modes)) or "none"
         if requested == "interactive":
-            raise UsageError("no interactive mode is installed; run one prompt with "
-                             f"omp -p \"...\" (installed run modes: {installed})")
+            raise UsageError(
+                "no interactive mode is installed; run one prompt with "
+                f'omp -p "..." (installed run modes: {installed})'
+            )
         if not modes:
             raise OmpError("no run modes are installed (check `omp plugins`)")
         raise UsageError(f"run mode {requested!r} is not installed; installed: {installed}")

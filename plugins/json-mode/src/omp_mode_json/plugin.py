@@ -13,8 +13,9 @@ from omp.contrib import RunMode
 
 @omp.hookimpl
 def omp_register_modes(api):
-    return [RunMode("json", "Print the session header, then every event as a JSON line",
-                    run=run_json)]
+    return [
+        RunMode("json", "Print the session header, then every event as a JSON line", run=run_json)
+    ]
 
 
 def _write(payload: dict[str, Any]) -> None:
@@ -24,8 +25,7 @@ def _write(payload: dict[str, Any]) -> None:
 
 async def run_json(session: Any, request: Any) -> int:
     if not request.prompts:
-        print("omp: no prompt given: pass text as arguments, or pipe it on stdin",
-              file=sys.stderr)
+        print("omp: no prompt given: pass text as arguments, or pipe it on stdin", file=sys.stderr)
         return 2
     _write(session.session_file.header)
     session.subscribe(lambda event: _write(event.model_dump(mode="json", exclude_none=True)))

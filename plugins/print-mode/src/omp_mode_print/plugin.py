@@ -13,8 +13,14 @@ from omp.contrib import RunMode
 def omp_register_modes(api):
     from omp.ui import StderrUI
 
-    return [RunMode("print", "Run the prompt(s) once and print the final answer",
-                    run=run_print, make_ui=lambda session: StderrUI())]
+    return [
+        RunMode(
+            "print",
+            "Run the prompt(s) once and print the final answer",
+            run=run_print,
+            make_ui=lambda session: StderrUI(),
+        )
+    ]
 
 
 def _verbose_line(event: Any) -> str | None:

@@ -26,13 +26,16 @@ _NOTE_RESERVE = 256
 
 class ReadParams(BaseModel):
     path: str = Field(
-        description="Path to the file to read, relative to the working directory or absolute.")
+        description="Path to the file to read, relative to the working directory or absolute."
+    )
     offset: int | None = Field(
-        default=None, ge=1,
-        description="1-indexed number of the first line to show (default: 1).")
+        default=None, ge=1, description="1-indexed number of the first line to show (default: 1)."
+    )
     limit: int | None = Field(
-        default=None, ge=1,
-        description=f"Maximum number of lines to show (default and cap: {DEFAULT_LIMIT}).")
+        default=None,
+        ge=1,
+        description=f"Maximum number of lines to show (default and cap: {DEFAULT_LIMIT}).",
+    )
 
 
 class ReadTool(Tool):
@@ -45,8 +48,9 @@ class ReadTool(Tool):
     )
     parameters = ReadParams
 
-    def execute(self, call_id: str, params: Any, signal: Any, on_update: Any,
-                ctx: Any) -> ToolResult:
+    def execute(
+        self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
+    ) -> ToolResult:
         cwd = getattr(ctx, "cwd", None) or os.getcwd()
         shown_path = params.path
         abs_path = os.path.normpath(os.path.join(cwd, os.path.expanduser(params.path)))
@@ -65,7 +69,8 @@ class ReadTool(Tool):
             return _directory_error(shown_path, abs_path, base_details)
         if not stat.S_ISREG(st.st_mode):
             return ToolResult.error(
-                f"Cannot read {shown_path}: it is not a regular file.", base_details)
+                f"Cannot read {shown_path}: it is not a regular file.", base_details
+            )
 
         try:
             with open(abs_path, "rb") as fh:
@@ -87,7 +92,8 @@ def _directory_error(shown_path: str, abs_path: str, details: dict[str, Any]) ->
     try:
         with os.scandir(abs_path) as it:
             entries = sorted(
-                (e.name + "/" if e.is_dir(follow_symlinks=True) else e.name) for e in it)
+                (e.name + "/" if e.is_dir(follow_symlinks=True) else e.name) for e in it
+            )
     except OSError:
         return ToolResult.error(text, details)
     if not entries:
@@ -114,17 +120,20 @@ def _format_line(number: int, raw: bytes) -> tuple[str, bool]:
     return f"{number:>6}\t{line}", cut
 
 
-def _read_file(fh: Any, shown_path: str, abs_path: str, params: ReadParams,
-               signal: Any) -> ToolResult:
+def _read_file(
+    fh: Any, shown_path: str, abs_path: str, params: ReadParams, signal: Any
+) -> ToolResult:
     head = fh.read(BINARY_SNIFF_BYTES)
     if b"\0" in head:
         return ToolResult.error(
             f"Cannot read {shown_path}: it is a binary file; its contents are not shown.",
-            {"path": abs_path})
+            {"path": abs_path},
+        )
     if not head:
         return ToolResult.text(
             f"{shown_path} is empty (0 lines).",
-            {"path": abs_path, "offset": 1, "lines": 0, "totalLines": 0, "truncated": False})
+            {"path": abs_path, "offset": 1, "lines": 0, "totalLines": 0, "truncated": False},
+        )
     fh.seek(0)
 
     first = params.offset or 1
@@ -178,16 +187,29 @@ def _read_file(fh: Any, shown_path: str, abs_path: str, params: ReadParams,
     if first > total:
         return ToolResult.error(
             f"Offset {first} is beyond the end of the file ({total} lines).",
-            {"path": abs_path, "offset": first, "lines": 0, "totalLines": total,
-             "truncated": False})
+            {
+                "path": abs_path,
+                "offset": first,
+                "lines": 0,
+                "totalLines": total,
+                "truncated": False,
+            },
+        )
 
     last_shown = first + len(out) - 1
     reaches_end = last_shown >= total
     body = "\n".join(out)
     if not reaches_end:
         why = f" ({MAX_BYTES // 1024} KiB output limit reached)" if byte_stop else ""
-        body += (f"\n\n[Showing lines {first}-{last_shown} of {total}{why}. "
-                 f"Use offset={last_shown + 1} to continue.]")
-    details = {"path": abs_path, "offset": first, "lines": len(out), "totalLines": total,
-               "truncated": (not reaches_end) or any_cut}
+        body += (
+            f"\n\n[Showing lines {first}-{last_shown} of {total}{why}. "
+            f"Use offset={last_shown + 1} to continue.]"
+        )
+    details = {
+        "path": abs_path,
+        "offset": first,
+        "lines": len(out),
+        "totalLines": total,
+        "truncated": (not reaches_end) or any_cut,
+    }
     return ToolResult.text(body, details)

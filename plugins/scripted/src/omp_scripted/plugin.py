@@ -9,8 +9,14 @@ from omp.contrib import Flag
 
 @omp.hookimpl
 def omp_register_flags(api):
-    return [Flag("script", "Replay this script file (scripted provider; one JSON step per "
-                 "line)", "string", metavar="FILE")]
+    return [
+        Flag(
+            "script",
+            "Replay this script file (scripted provider; one JSON step per line)",
+            "string",
+            metavar="FILE",
+        )
+    ]
 
 
 @omp.hookimpl
@@ -31,4 +37,5 @@ def omp_session_start(ctx, api):
     ctx.ui.notify(
         f"no real model provider is configured, so omp is replaying the recorded script "
         f"{path} (model scripted/demo): the answers are canned and no model is called.",
-        "warning")
+        "warning",
+    )

@@ -29,7 +29,7 @@ def script_path(api: Any, settings: dict[str, Any]) -> Path:
 
 
 def _chunks(text: str) -> list[str]:
-    return [text[i:i + CHUNK] for i in range(0, len(text), CHUNK)] or [""]
+    return [text[i : i + CHUNK] for i in range(0, len(text), CHUNK)] or [""]
 
 
 def _since_last_reply(messages: list[Any]) -> str | None:
@@ -47,9 +47,18 @@ class ScriptedProvider(Provider):
     fallback = True
 
     def __init__(self, plugin_api: Any) -> None:
-        super().__init__([Model(provider="scripted", id="demo", api="scripted",
-                                name="Recorded script (no network)", context_window=200_000,
-                                max_tokens=32_000)])
+        super().__init__(
+            [
+                Model(
+                    provider="scripted",
+                    id="demo",
+                    api="scripted",
+                    name="Recorded script (no network)",
+                    context_window=200_000,
+                    max_tokens=32_000,
+                )
+            ]
+        )
         self._api = plugin_api
         self._cache: dict[Path, tuple[float, Script]] = {}
 
@@ -73,8 +82,9 @@ class ScriptedProvider(Provider):
             return str(exc)
         return None
 
-    async def stream(self, model: Model, context: LlmContext,
-                     options: StreamOptions) -> AsyncIterator[dict[str, Any]]:
+    async def stream(
+        self, model: Model, context: LlmContext, options: StreamOptions
+    ) -> AsyncIterator[dict[str, Any]]:
         out = AssistantStream(model)
         yield out.start()
         try:
@@ -86,8 +96,10 @@ class ScriptedProvider(Provider):
         step = script.choose(index, _since_last_reply(context.messages))
         if step is None:
             total = len(script.steps)
-            yield out.error(f"the script {script.path} has no reply for request {index + 1} "
-                            f"(it has {total}): the conversation went past what was recorded")
+            yield out.error(
+                f"the script {script.path} has no reply for request {index + 1} "
+                f"(it has {total}): the conversation went past what was recorded"
+            )
             return
         if step.delay:
             await asyncio.sleep(step.delay)
@@ -119,9 +131,11 @@ def _usage(context: LlmContext, message: Any, given: dict[str, int]) -> Usage:
     """Recorded token counts, or an estimate of about four characters a token."""
     prompt_chars = len(context.system_prompt) + sum(
         len(content_text(m.content)) if m.role != "assistant" else len(m.text)
-        for m in context.messages)
+        for m in context.messages
+    )
     reply_chars = len(message.model_dump_json())
-    usage = Usage(input=given.get("input", prompt_chars // 4),
-                  output=given.get("output", reply_chars // 4))
+    usage = Usage(
+        input=given.get("input", prompt_chars // 4), output=given.get("output", reply_chars // 4)
+    )
     usage.total_tokens = usage.input + usage.output
     return usage

@@ -19,8 +19,17 @@ from typing import Any
 
 from omp.errors import OmpError
 
-STEP_KEYS = {"thinking", "text", "tool_calls", "stop_reason", "error", "delay", "usage",
-             "when", "unless"}
+STEP_KEYS = {
+    "thinking",
+    "text",
+    "tool_calls",
+    "stop_reason",
+    "error",
+    "delay",
+    "usage",
+    "when",
+    "unless",
+}
 
 
 @dataclass
@@ -69,13 +78,16 @@ def _step(path: Path, line: int, data: Any) -> Step:
         raise _fail(path, line, "a step must be a JSON object")
     unknown = sorted(set(data) - STEP_KEYS)
     if unknown:
-        raise _fail(path, line, f"unknown key(s) {', '.join(unknown)}; "
-                                f"allowed: {', '.join(sorted(STEP_KEYS))}")
+        raise _fail(
+            path,
+            line,
+            f"unknown key(s) {', '.join(unknown)}; allowed: {', '.join(sorted(STEP_KEYS))}",
+        )
     for key in ("thinking", "text", "error", "when", "unless"):
         if key in data and not isinstance(data[key], str):
             raise _fail(path, line, f"{key!r} must be a string")
     if data.get("stop_reason", "stop") not in ("stop", "length"):
-        raise _fail(path, line, "'stop_reason' must be \"stop\" or \"length\"")
+        raise _fail(path, line, '\'stop_reason\' must be "stop" or "length"')
     delay = data.get("delay", 0)
     if not isinstance(delay, int | float) or delay < 0:
         raise _fail(path, line, "'delay' must be a number of seconds >= 0")
@@ -93,9 +105,18 @@ def _step(path: Path, line: int, data: Any) -> Step:
     usage = data.get("usage", {})
     if not isinstance(usage, dict):
         raise _fail(path, line, "'usage' must be an object")
-    return Step(line, data.get("thinking", ""), data.get("text", ""), parsed_calls,
-                data.get("stop_reason"), data.get("error"), float(delay), usage,
-                data.get("when"), data.get("unless"))
+    return Step(
+        line,
+        data.get("thinking", ""),
+        data.get("text", ""),
+        parsed_calls,
+        data.get("stop_reason"),
+        data.get("error"),
+        float(delay),
+        usage,
+        data.get("when"),
+        data.get("unless"),
+    )
 
 
 def load_script(path: Path) -> Script:

@@ -1,0 +1,137 @@
+"""A kit for testing omp and omp plugins, registered as a pytest plugin (``omp_harness``).
+
+    def test_my_plugin(omp_harness):
+        session = omp_harness.session(plugins=[MyPlugin()], script=[{"text": "hi"}])
+        events = omp_harness.run(session, "hello")
+        assert events.final_text() == "hi"
+
+The harness builds a fresh runtime per call (plugins from entry points plus the
+in-process ones given), keeps the agent directory and the working directory inside
+pytest's tmp_path, and replays scripts through the ``scripted`` provider plugin.
+Importing this module is cheap; the kernel's heavy modules load when used.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+class EventLog(list):
+    """Events a run produced, in order, with small helpers for assertions."""
+
+    def of(self, kind: str) -> list[Any]:
+        return [e for e in self if e.type == kind]
+
+    def types(self) -> list[str]:
+        return [e.type for e in self]
+
+    def final_text(self) -> str:
+        ends = [e.message for e in self.of("message_end") if e.message.role == "assistant"]
+        return ends[-1].text if ends else ""
+
+
+class HookRecorder:
+    """A plugin that records every event hook call as (hook name, event)."""
+
+    def __init__(self) -> None:
+        import omp
+        from omp import hookspecs
+
+        self.calls: list[tuple[str, Any]] = []
+        for name in dir(hookspecs):
+            if name.startswith("omp_") and not name.startswith("omp_register_"):
+                setattr(self, name, omp.hookimpl(self._recorder(name)))
+
+    def _recorder(self, name: str) -> Callable[[Any], None]:
+        def record(event: Any) -> None:
+            self.calls.append((name, event))
+
+        record.__name__ = name
+        return record
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self.calls]
+
+
+def write_script(path: Path, steps: Iterable[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(step) + "\n" for step in steps), encoding="utf-8")
+    return path
+
+
+class Harness:
+    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.root = tmp_path
+        self.agent_dir = tmp_path / "agent"
+        self.cwd = tmp_path / "work"
+        self.cwd.mkdir(exist_ok=True)
+        self.agent_dir.mkdir(exist_ok=True)
+        monkeypatch.setenv("OMP_CODING_AGENT_DIR", str(self.agent_dir))
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+        for name in ("OMP_MODEL", "OMP_SCRIPT", "OMP_SETTINGS", "OMP_DISABLED_PLUGINS"):
+            monkeypatch.delenv(name, raising=False)
+        self._scripts = 0
+
+    def script(self, steps: Iterable[dict[str, Any]]) -> Path:
+        self._scripts += 1
+        return write_script(self.root / f"script-{self._scripts}.jsonl", steps)
+
+    def runtime(self, plugins: Iterable[Any] = (), *, entry_points: bool = True,
+                extensions: Iterable[Path] = (), discover: bool = True) -> Any:
+        from omp.bootstrap import RUNTIME_KINDS, load_runtime
+
+        runtime = load_runtime(cwd=self.cwd, extension_paths=list(extensions),
+                               discover_extensions=discover, entry_points=entry_points,
+                               extra_plugins=list(plugins), kinds=RUNTIME_KINDS)
+        runtime.host.pm.check_pending()
+        return runtime
+
+    def session(self, plugins: Iterable[Any] = (), *, script: Iterable[dict[str, Any]] = (),
+                runtime: Any = None, **options: Any) -> Any:
+        """An AgentSession (not started). ``options`` are SessionOptions fields; the
+        session is in memory unless ``no_session=False`` or a session path is given."""
+        from omp.bootstrap import SessionOptions, open_session
+
+        runtime = runtime or self.runtime(plugins)
+        flags = dict(options.pop("flags", {}))
+        steps = list(script)
+        if steps:
+            flags["script"] = str(self.script(steps))
+        options.setdefault("no_session", not (options.get("session_path")
+                                              or options.get("resume")
+                                              or options.get("continue_recent")))
+        if options.get("no_session") is False:
+            options.pop("no_session")
+        return open_session(runtime, SessionOptions(flags=flags, **options))
+
+    def run(self, session: Any, *prompts: str,
+            during: Callable[[Any], Any] | None = None) -> EventLog:
+        """Start the session, run each prompt to the end, shut down; the events."""
+        return asyncio.run(self.arun(session, *prompts, during=during))
+
+    async def arun(self, session: Any, *prompts: str,
+                   during: Callable[[Any], Any] | None = None) -> EventLog:
+        log = EventLog()
+        session.subscribe(log.append)
+        await session.start()
+        for prompt in prompts:
+            work = asyncio.ensure_future(session.prompt(prompt))
+            if during is not None:
+                outcome = during(session)
+                if asyncio.iscoroutine(outcome):
+                    await outcome
+            await work
+            await session.wait_for_idle()
+        await session.shutdown()
+        return log
+
+
+@pytest.fixture
+def omp_harness(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Harness:
+    """A Harness whose agent directory and cwd live in tmp_path."""
+    return Harness(tmp_path, monkeypatch)
