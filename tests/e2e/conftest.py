@@ -1,0 +1,171 @@
+"""End-to-end fixtures: run the real ``omp`` console script in a subprocess.
+
+Every run gets a private working directory, agent directory and home directory under
+pytest's tmp_path, so a test never reads or writes the real ``~/.omp``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from omp.testing import write_script
+
+TIMEOUT = 60
+
+_SCRUBBED = (
+    "OMP_MODEL",
+    "OMP_SCRIPT",
+    "OMP_SETTINGS",
+    "OMP_DISABLED_PLUGINS",
+    "OMP_THINKING",
+    "OMP_SESSION_DIR",
+    "PI_CODING_AGENT_SESSION_DIR",
+    "PI_CODING_AGENT_DIR",
+    "OMP_STRICT_PLUGINS",
+    "OMP_TRACE_PLUGINS",
+)
+
+
+def omp_command() -> list[str]:
+    """The installed console script next to this interpreter, else ``python -m omp``."""
+    script = Path(sys.executable).with_name("omp")
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    found = shutil.which("omp")
+    return [found] if found else [sys.executable, "-m", "omp"]
+
+
+def json_lines(text: str) -> list[dict[str, Any]]:
+    """Every non-empty line of ``text`` parsed as JSON (fails the test if one is not)."""
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def stderr_lines(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    return [line for line in proc.stderr.splitlines() if line.strip()]
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
+    """A failed run that said why in exactly one line on stderr, with no traceback."""
+    assert proc.returncode != 0, proc
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = stderr_lines(proc)
+    assert len(lines) == 1, f"expected one line on stderr, got: {proc.stderr!r}"
+    assert lines[0].startswith("omp: "), lines[0]
+    assert proc.stdout == "", proc.stdout
+    return lines[0]
+
+
+class OmpCli:
+    """Runs ``omp`` with a private environment; paths live under ``root``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cwd = root / "work"
+        self.agent_dir = root / "agent"
+        self.home = root / "home"
+        for path in (self.cwd, self.agent_dir, self.home):
+            path.mkdir(parents=True, exist_ok=True)
+        self.env = {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
+        self.env.update(
+            {
+                "OMP_CODING_AGENT_DIR": str(self.agent_dir),
+                "HOME": str(self.home),
+                "PYTHONDONTWRITEBYTECODE": "1",
+                "PYTHONUNBUFFERED": "1",
+            }
+        )
+        self.command = omp_command()
+        self._scripts = 0
+
+    def __call__(
+        self,
+        *args: str | os.PathLike[str],
+        input: str | None = None,
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+        timeout: float = TIMEOUT,
+    ) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [*self.command, *map(str, args)],
+            cwd=cwd or self.cwd,
+            env={**self.env, **(env or {})},
+            input=input,
+            stdin=subprocess.DEVNULL if input is None else None,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+
+    def popen(self, *args: str | os.PathLike[str], env: dict[str, str] | None = None) -> Any:
+        return subprocess.Popen(
+            [*self.command, *map(str, args)],
+            cwd=self.cwd,
+            env={**self.env, **(env or {})},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def script(self, steps: Iterable[dict[str, Any]], name: str | None = None) -> Path:
+        """A script file (one JSON step per line) outside the working directory."""
+        self._scripts += 1
+        path = self.root / "scripts" / (name or f"script-{self._scripts}.jsonl")
+        path.parent.mkdir(exist_ok=True)
+        return write_script(path, steps)
+
+    def extension(self, source: str, name: str, folder: Path | None = None) -> Path:
+        """A single-file extension; by default outside every discovered folder."""
+        folder = folder or self.root / "ext"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / name
+        path.write_text(source, encoding="utf-8")
+        return path
+
+    def sessions_dir(self) -> Path:
+        """Where omp keeps the sessions of ``self.cwd`` (the encoded cwd folder)."""
+        from omp.session_store import encode_cwd
+
+        encoded = encode_cwd(str(self.cwd.resolve()), str(self.home), tempfile.gettempdir())
+        return self.agent_dir / "sessions" / encoded
+
+    def session_files(self, directory: Path | None = None) -> list[Path]:
+        directory = directory or self.sessions_dir()
+        return sorted(directory.glob("*.jsonl")) if directory.is_dir() else []
+
+    def all_session_files(self) -> list[Path]:
+        return sorted((self.agent_dir / "sessions").rglob("*.jsonl"))
+
+
+def read_session(path: Path) -> list[dict[str, Any]]:
+    """Every line of a session file, parsed; each line must be complete JSON."""
+    data = path.read_bytes()
+    assert data.endswith(b"\n"), f"{path} does not end with a newline"
+    return [json.loads(line) for line in data.decode("utf-8").splitlines()]
+
+
+def messages_of(entries: Sequence[dict[str, Any]], role: str | None = None) -> list[dict]:
+    found = [e["message"] for e in entries if e.get("type") == "message"]
+    return [m for m in found if role is None or m.get("role") == role]
+
+
+def text_of(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
+
+
+@pytest.fixture
+def omp_cli(tmp_path: Path) -> OmpCli:
+    """Run the real ``omp`` script: ``omp_cli("-p", "hi", "--script", path)``."""
+    return OmpCli(tmp_path)

@@ -1,0 +1,238 @@
+"""The combination rules of the async dispatcher, one test per rule."""
+
+from __future__ import annotations
+
+import asyncio
+
+import omp
+import pytest
+from omp.dispatch import HookDispatcher
+from omp.events import (
+    ContextEvent,
+    SessionBeforeSwitchEvent,
+    ToolCallEvent,
+    ToolResultEvent,
+    TurnStartEvent,
+    UserBashEvent,
+)
+from omp.messages import TextContent, UserMessage
+from omp.plugin_manager import new_plugin_manager
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.errors: list[tuple[str, str, str]] = []
+
+    def __call__(self, plugin: str, hook: str, message: str) -> None:
+        self.errors.append((plugin, hook, message))
+
+
+def dispatcher(*plugins: tuple[str, object]) -> tuple[HookDispatcher, Recorder]:
+    pm = new_plugin_manager()
+    for name, plugin in plugins:
+        pm.register(plugin, name=name)
+    recorder = Recorder()
+    return HookDispatcher(pm, recorder), recorder
+
+
+def call(d: HookDispatcher, hook: str, event: object) -> object:
+    return asyncio.run(d.call(hook, event))
+
+
+def tool_call_event() -> ToolCallEvent:
+    return ToolCallEvent(tool_call_id="c1", tool_name="bash", input={"command": "ls"})
+
+
+class Allow:
+    def __init__(self) -> None:
+        self.seen = 0
+
+    @omp.hookimpl
+    def omp_tool_call(self, event):
+        self.seen += 1
+
+
+class Block:
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    @omp.hookimpl
+    async def omp_tool_call(self, event):
+        return {"block": True, "reason": self.reason}
+
+
+def test_first_block_wins_and_later_handlers_are_skipped():
+    late = Allow()
+    # registered last = called first (pluggy LIFO); `late` is registered first -> called last
+    d, _ = dispatcher(("late", late), ("second", Block("second")), ("first", Block("first")))
+    decision = call(d, "omp_tool_call", tool_call_event())
+    assert decision.block and decision.reason == "first"
+    assert late.seen == 0
+
+
+def test_tryfirst_runs_before_later_registrations():
+    class Early:
+        @omp.hookimpl(tryfirst=True)
+        def omp_tool_call(self, event):
+            return {"block": True, "reason": "early"}
+
+    d, _ = dispatcher(("early", Early()), ("other", Block("other")))
+    assert call(d, "omp_tool_call", tool_call_event()).reason == "early"
+
+
+def test_a_raising_tool_call_handler_blocks_the_tool():
+    class Broken:
+        @omp.hookimpl
+        def omp_tool_call(self, event):
+            raise RuntimeError("policy database unreachable")
+
+    d, recorder = dispatcher(("allow", Allow()), ("broken", Broken()))
+    decision = call(d, "omp_tool_call", tool_call_event())
+    assert decision.block
+    assert "broken" in decision.reason and "policy database unreachable" in decision.reason
+    assert recorder.errors == [("broken", "tool_call",
+                                "RuntimeError: policy database unreachable")]
+
+
+def test_tool_call_input_revisions_chain_into_later_handlers():
+    class Rewrite:
+        @omp.hookimpl(tryfirst=True)
+        def omp_tool_call(self, event):
+            return {"input": {"command": event.input["command"] + " -la"}}
+
+    class Check:
+        seen = None
+
+        @omp.hookimpl
+        def omp_tool_call(self, event):
+            Check.seen = event.input["command"]
+
+    d, _ = dispatcher(("check", Check()), ("rewrite", Rewrite()))
+    decision = call(d, "omp_tool_call", tool_call_event())
+    assert not decision.block and decision.input == {"command": "ls -la"}
+    assert Check.seen == "ls -la"
+
+
+def test_tool_result_chains_partial_patches():
+    class Redact:
+        @omp.hookimpl(tryfirst=True)
+        def omp_tool_result(self, event):
+            text = event.content[0].text.replace("secret", "[redacted]")
+            return {"content": [TextContent(text=text)]}
+
+    class MarkError:
+        seen_text = None
+
+        @omp.hookimpl
+        async def omp_tool_result(self, event):
+            MarkError.seen_text = event.content[0].text
+            return {"is_error": True}
+
+    d, _ = dispatcher(("mark", MarkError()), ("redact", Redact()))
+    event = ToolResultEvent(tool_call_id="c1", tool_name="read", input={},
+                            content=[TextContent(text="the secret is 42")],
+                            details={"path": "x"})
+    outcome = call(d, "omp_tool_result", event)
+    assert MarkError.seen_text == "the [redacted] is 42"
+    assert outcome.event.content[0].text == "the [redacted] is 42"
+    assert outcome.event.is_error is True
+    assert outcome.event.details == {"path": "x"}  # omitted by both patches: kept
+    assert event.content[0].text == "the secret is 42"  # the caller's event is untouched
+
+
+def test_context_chain_sees_previous_changes():
+    class AddNote:
+        @omp.hookimpl(tryfirst=True)
+        def omp_context(self, event):
+            return {"messages": [*event.messages, UserMessage(content="note")]}
+
+    class Count:
+        count = None
+
+        @omp.hookimpl
+        def omp_context(self, event):
+            Count.count = len(event.messages)
+
+    d, _ = dispatcher(("count", Count()), ("note", AddNote()))
+    outcome = call(d, "omp_context", ContextEvent(messages=[UserMessage(content="hi")]))
+    assert Count.count == 2
+    assert [m.content for m in outcome.event.messages] == ["hi", "note"]
+
+
+@pytest.mark.parametrize("hook", ["omp_session_before_switch"])
+def test_first_cancel_wins_for_session_before_hooks(hook):
+    calls = []
+
+    class Cancel:
+        @omp.hookimpl
+        def omp_session_before_switch(self, event):
+            calls.append("cancel")
+            return {"cancel": True}
+
+    class Pass:
+        @omp.hookimpl
+        def omp_session_before_switch(self, event):
+            calls.append("pass")
+
+    class Never:
+        @omp.hookimpl
+        def omp_session_before_switch(self, event):
+            calls.append("never")
+            return {"cancel": True}
+
+    d, _ = dispatcher(("never", Never()), ("cancel", Cancel()), ("pass", Pass()))
+    decision = call(d, hook, SessionBeforeSwitchEvent(reason="new"))
+    assert decision.cancel
+    assert calls == ["pass", "cancel"]
+
+
+def test_no_cancel_means_no_decision():
+    class Pass:
+        @omp.hookimpl
+        def omp_session_before_switch(self, event):
+            return {"cancel": False}
+
+    d, _ = dispatcher(("pass", Pass()))
+    assert call(d, "omp_session_before_switch", SessionBeforeSwitchEvent(reason="new")) is None
+
+
+def test_first_result_replaces_user_bash():
+    class Fake:
+        @omp.hookimpl
+        def omp_user_bash(self, event):
+            return {"result": {"output": "faked", "exitCode": 0}}
+
+    d, _ = dispatcher(("fake", Fake()))
+    result = call(d, "omp_user_bash", UserBashEvent(command="ls", cwd="/"))
+    assert result.result == {"output": "faked", "exitCode": 0}
+
+
+def test_a_raising_observer_is_reported_and_the_others_still_run():
+    seen = []
+
+    class Broken:
+        @omp.hookimpl(tryfirst=True)
+        async def omp_turn_start(self, event):
+            raise ValueError("boom")
+
+    class Fine:
+        @omp.hookimpl
+        def omp_turn_start(self, event, ctx):
+            seen.append((event.turn_index, ctx))
+
+    d, recorder = dispatcher(("fine", Fine()), ("broken", Broken()))
+    assert call(d, "omp_turn_start", TurnStartEvent(turn_index=3)) is None
+    assert seen == [(3, None)]
+    assert recorder.errors == [("broken", "turn_start", "ValueError: boom")]
+
+
+def test_a_malformed_chain_result_is_reported_and_ignored():
+    class Wrong:
+        @omp.hookimpl
+        def omp_context(self, event):
+            return 42
+
+    d, recorder = dispatcher(("wrong", Wrong()))
+    outcome = call(d, "omp_context", ContextEvent(messages=[]))
+    assert outcome.event.messages == []
+    assert recorder.errors[0][:2] == ("wrong", "context")
