@@ -1,7 +1,9 @@
 """End-to-end fixtures: run the real ``omp`` console script in a subprocess.
 
 Every run gets a private working directory, agent directory and home directory under
-pytest's tmp_path, so a test never reads or writes the real ``~/.omp``.
+pytest's tmp_path, so a test never reads or writes the real ``~/.omp``. Helpers for
+assertions hang off the fixture object (``omp_cli.read_session(...)``) so test modules
+never import this conftest.
 """
 
 from __future__ import annotations
@@ -64,8 +66,34 @@ def assert_one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
+def read_session(path: Path) -> list[dict[str, Any]]:
+    """Every line of a session file, parsed; each line must be complete JSON."""
+    data = path.read_bytes()
+    assert data.endswith(b"\n"), f"{path} does not end with a newline"
+    return [json.loads(line) for line in data.decode("utf-8").splitlines()]
+
+
+def messages_of(entries: Sequence[dict[str, Any]], role: str | None = None) -> list[dict]:
+    found = [e["message"] for e in entries if e.get("type") == "message"]
+    return [m for m in found if role is None or m.get("role") == role]
+
+
+def text_of(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
+
+
 class OmpCli:
     """Runs ``omp`` with a private environment; paths live under ``root``."""
+
+    json_lines = staticmethod(json_lines)
+    stderr_lines = staticmethod(stderr_lines)
+    assert_one_line_error = staticmethod(assert_one_line_error)
+    read_session = staticmethod(read_session)
+    messages_of = staticmethod(messages_of)
+    text_of = staticmethod(text_of)
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -94,6 +122,7 @@ class OmpCli:
         cwd: Path | None = None,
         timeout: float = TIMEOUT,
     ) -> subprocess.CompletedProcess[str]:
+        """Run ``omp *args`` to completion; stdin is /dev/null unless ``input`` is given."""
         return subprocess.run(
             [*self.command, *map(str, args)],
             cwd=cwd or self.cwd,
@@ -105,7 +134,10 @@ class OmpCli:
             timeout=timeout,
         )
 
-    def popen(self, *args: str | os.PathLike[str], env: dict[str, str] | None = None) -> Any:
+    def popen(
+        self, *args: str | os.PathLike[str], env: dict[str, str] | None = None
+    ) -> subprocess.Popen[str]:
+        """Start ``omp *args`` without waiting (output goes to pipes)."""
         return subprocess.Popen(
             [*self.command, *map(str, args)],
             cwd=self.cwd,
@@ -144,25 +176,6 @@ class OmpCli:
 
     def all_session_files(self) -> list[Path]:
         return sorted((self.agent_dir / "sessions").rglob("*.jsonl"))
-
-
-def read_session(path: Path) -> list[dict[str, Any]]:
-    """Every line of a session file, parsed; each line must be complete JSON."""
-    data = path.read_bytes()
-    assert data.endswith(b"\n"), f"{path} does not end with a newline"
-    return [json.loads(line) for line in data.decode("utf-8").splitlines()]
-
-
-def messages_of(entries: Sequence[dict[str, Any]], role: str | None = None) -> list[dict]:
-    found = [e["message"] for e in entries if e.get("type") == "message"]
-    return [m for m in found if role is None or m.get("role") == role]
-
-
-def text_of(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
 
 
 @pytest.fixture

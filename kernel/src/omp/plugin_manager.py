@@ -220,6 +220,10 @@ def build_plugin_host(
     for path in dict.fromkeys(p.resolve() for p in paths):
         load_extension_file(host, path, disabled, strict)
     for plugin in extra_plugins or ():
-        name = getattr(plugin, "__name__", None) or type(plugin).__name__
+        base = getattr(plugin, "__name__", None) or type(plugin).__name__
+        name, number = base, 1
+        while host.pm.has_plugin(name):
+            number += 1
+            name = f"{base}-{number}"
         _register(host, plugin, PluginRecord(name, "registered in process"), strict)
     return host

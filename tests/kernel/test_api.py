@@ -1,0 +1,251 @@
+"""Runtime actions (api) and the handler context (ctx)."""
+
+from __future__ import annotations
+
+import sys
+
+import omp
+import pytest
+from omp.api import OmpAPI
+from omp.errors import OmpError, RuntimeNotReadyError
+from omp.tools import Tool
+from pydantic import BaseModel
+
+
+class Empty(BaseModel):
+    pass
+
+
+@pytest.mark.parametrize("action, args", [
+    ("send_message", ({"custom_type": "x", "content": "y"},)),
+    ("send_user_message", ("hi",)),
+    ("append_entry", ("state",)),
+    ("get_flag", ("script",)),
+    ("get_active_tools", ()),
+    ("set_model", ("test/model",)),
+    ("set_thinking_level", ("low",)),
+])
+def test_actions_raise_while_plugins_load(action, args):
+    api = OmpAPI()
+    with pytest.raises(RuntimeNotReadyError, match=rf"api\.{action}\(\) cannot be called while "
+                                                   "plugins are loading"):
+        getattr(api, action)(*args)
+
+
+def test_an_action_called_from_a_registration_hook_is_reported_with_that_reason(omp_harness):
+    class Eager:
+        @omp.hookimpl
+        def omp_register_tools(self, api):
+            api.send_message({"custom_type": "x", "content": "too early"})
+
+    runtime = omp_harness.runtime([Eager()])
+    problems = " ".join(runtime.contributions.problems)
+    assert "Eager failed while registering" in problems
+    assert "cannot be called while plugins are loading" in problems
+
+
+class Actions:
+    """A plugin that exercises the actions from its hooks and a tool."""
+
+    def __init__(self) -> None:
+        self.seen: dict = {}
+
+    @omp.hookimpl
+    def omp_register_tools(self, api):
+        async def execute(call_id, params, signal, on_update, ctx):
+            result = await api.exec(sys.executable, ["-c", "print('from exec')"])
+            self.seen["exec"] = (result.stdout.strip(), result.code, result.killed)
+            slow = await api.exec(sys.executable, ["-c", "import time; time.sleep(5)"],
+                                  timeout=0.2)
+            self.seen["killed"] = slow.killed
+            return "ran"
+
+        return [Tool(name="run", parameters=Empty, execute=execute),
+                Tool(name="hidden_one", parameters=Empty, execute=lambda *a: "", hidden=True)]
+
+    @omp.hookimpl
+    def omp_session_start(self, ctx, api):
+        self.seen["flag"] = api.get_flag("script")
+        self.seen["active"] = api.get_active_tools()
+        self.seen["all"] = [t["name"] for t in api.get_all_tools()]
+        self.seen["has_ui"] = ctx.has_ui
+        self.seen["cwd"] = ctx.cwd
+        self.seen["model"] = ctx.model.key
+        api.append_entry("actions-state", {"n": 1})
+        api.set_thinking_level("high")
+        self.seen["thinking"] = api.get_thinking_level()
+        api.events.on("ping", lambda data: self.seen.setdefault("bus", data))
+        api.events.emit("ping", {"hello": "bus"})
+
+    @omp.hookimpl
+    def omp_agent_end(self, ctx, api):
+        self.seen["usage"] = ctx.get_context_usage()
+        self.seen["idle"] = ctx.is_idle()
+        self.seen["prompt"] = ctx.get_system_prompt()
+        self.seen["entries"] = [e["type"] for e in ctx.session.entries()]
+
+
+def test_actions_and_context_from_hooks_and_tools(make_session, omp_harness):
+    plugin = Actions()
+    session, provider = make_session([{"calls": [("run", {})]}, {"text": "ok"}],
+                                     plugins=[plugin], flags={"script": "given"})
+    omp_harness.run(session, "go")
+    seen = plugin.seen
+    assert seen["exec"] == ("from exec", 0, False)
+    assert seen["killed"] is True
+    assert seen["flag"] == "given"
+    assert "run" in seen["active"] and "hidden_one" not in seen["active"]
+    assert "hidden_one" in seen["all"]
+    assert seen["has_ui"] is False and seen["cwd"] == str(omp_harness.cwd)
+    assert seen["model"] == "test/model"
+    assert seen["thinking"] == "high"
+    assert seen["bus"] == {"hello": "bus"}
+    assert seen["usage"]["context_window"] == 1000 and seen["usage"]["tokens"] >= 0
+    assert seen["prompt"] and "Current working directory" in seen["prompt"][-1]
+    assert "custom" in seen["entries"] and "thinking_level_change" in seen["entries"]
+    assert seen["idle"] is False  # agent_end fires while the run is finishing
+
+
+def test_set_active_tools_changes_what_the_model_is_offered(make_session, omp_harness):
+    class Narrow:
+        @omp.hookimpl
+        def omp_session_start(self, api):
+            api.set_active_tools(["read"])
+
+    session, provider = make_session([{"text": "ok"}], plugins=[Narrow()])
+    omp_harness.run(session, "go")
+    assert [t["name"] for t in provider.requests[0].tools] == ["read"]
+
+
+def test_set_active_tools_rejects_unknown_names(make_session):
+    session, _ = make_session([])
+    with pytest.raises(OmpError, match="unknown tool"):
+        session.api.set_active_tools(["no_such_tool"])
+
+
+def test_set_model_switches_and_records_the_change(make_session, omp_harness):
+    class Switch:
+        @omp.hookimpl
+        def omp_session_start(self, api):
+            Switch.ok = api.set_model("scripted/demo")
+            Switch.bad = api.set_model("nope/none")
+
+    session, provider = make_session([{"text": "never used"}], plugins=[Switch()],
+                                     flags={"script": str(omp_harness.script([{"text": "s"}]))})
+    events = omp_harness.run(session, "go")
+    assert Switch.ok is True and Switch.bad is False
+    assert provider.requests == []  # the scripted model answered instead
+    assert events.final_text() == "s"
+    assert session.session_file.build_context().model == "scripted/demo"
+
+
+def test_trigger_turn_when_idle_starts_a_run(make_session, omp_harness):
+    import asyncio
+
+    session, provider = make_session([{"text": "answer to the trigger"}])
+
+    async def scenario():
+        await session.start()
+        session.api.send_message({"custom_type": "wake", "content": "wake up"},
+                                 trigger_turn=True)
+        await asyncio.sleep(0)
+        await session.wait_for_idle()
+        await session.shutdown()
+
+    asyncio.run(scenario())
+    assert len(provider.requests) == 1
+    assert provider.requests[0].messages[-1].content == "wake up"
+
+
+def test_send_message_when_idle_without_trigger_only_records_it(make_session):
+    import asyncio
+
+    session, provider = make_session([])
+
+    async def scenario():
+        await session.start()
+        session.api.send_message({"custom_type": "note", "content": "remember this"})
+        await session.wait_for_idle()
+
+    asyncio.run(scenario())
+    assert provider.requests == []
+    assert session.agent.messages[-1].content == "remember this"
+
+
+def test_send_user_message_when_idle_goes_through_the_prompt_flow(make_session):
+    import asyncio
+
+    class Input:
+        seen = []
+
+        @omp.hookimpl
+        def omp_input(self, event):
+            Input.seen.append((event.text, event.source))
+
+    session, provider = make_session([{"text": "hi back"}], plugins=[Input()])
+
+    async def scenario():
+        await session.start()
+        session.api.send_user_message("hello from a plugin")
+        await asyncio.sleep(0)
+        await session.wait_for_idle()
+
+    asyncio.run(scenario())
+    assert Input.seen == [("hello from a plugin", "extension")]
+    assert provider.requests[0].messages[-1].content == "hello from a plugin"
+
+
+def test_input_hook_can_rewrite_or_handle(make_session, omp_harness):
+    class Rewrite:
+        @omp.hookimpl
+        def omp_input(self, event):
+            if event.text == "skip":
+                return {"handled": True}
+            return {"text": event.text.upper()}
+
+    session, provider = make_session([{"text": "a"}], plugins=[Rewrite()])
+    omp_harness.run(session, "skip", "shout")
+    assert len(provider.requests) == 1
+    assert provider.requests[0].messages[-1].content == "SHOUT"
+
+
+def test_slash_commands_run_their_handler_instead_of_the_model(make_session, omp_harness):
+    from omp.contrib import Command
+
+    class Commands:
+        ran = []
+
+        @omp.hookimpl
+        def omp_register_commands(self, api):
+            async def handler(args, ctx):
+                Commands.ran.append((args, ctx.is_idle()))
+                await ctx.wait_for_idle()
+
+            return [Command("hello", "Say hello", handler)]
+
+    session, provider = make_session([{"text": "model"}], plugins=[Commands()])
+    omp_harness.run(session, "/hello  world ", "/unknown stays a prompt")
+    assert Commands.ran == [("world", True)]
+    assert provider.requests[0].messages[-1].content == "/unknown stays a prompt"
+
+
+def test_before_agent_start_can_rewrite_the_system_prompt(make_session, omp_harness):
+    class Persona:
+        @omp.hookimpl
+        def omp_before_agent_start(self, event):
+            return {"system_prompt": ["You are a pirate.", *event.system_prompt[1:]]}
+
+    session, provider = make_session([{"text": "arr"}], plugins=[Persona()])
+    omp_harness.run(session, "hi")
+    assert provider.requests[0].system_prompt.startswith("You are a pirate.")
+
+
+def test_duplicate_tool_names_are_reported_naming_both_plugins(omp_harness):
+    from doubles import Contribute
+
+    first = Contribute(tools=[Tool(name="dup", parameters=Empty, execute=lambda *a: "1")])
+    second = Contribute(tools=[Tool(name="dup", parameters=Empty, execute=lambda *a: "2")])
+    runtime = omp_harness.runtime([first, second])
+    (problem,) = [p for p in runtime.contributions.problems if "dup" in p]
+    assert "registered by both Contribute-2 and Contribute;" in problem
+    assert [t.name for t in runtime.contributions.of("tools")].count("dup") == 1
