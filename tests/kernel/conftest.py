@@ -10,8 +10,9 @@ from doubles import Contribute, ListProvider
 def make_session(omp_harness):
     def build(replies, tools=(), plugins=(), **options):
         provider = ListProvider(replies)
-        session = omp_harness.session(plugins=[Contribute([provider], tools), *plugins],
-                                      model="test/model", **options)
+        session = omp_harness.session(
+            plugins=[Contribute([provider], tools), *plugins], model="test/model", **options
+        )
         return session, provider
 
     return build

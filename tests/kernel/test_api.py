@@ -16,19 +16,25 @@ class Empty(BaseModel):
     pass
 
 
-@pytest.mark.parametrize("action, args", [
-    ("send_message", ({"custom_type": "x", "content": "y"},)),
-    ("send_user_message", ("hi",)),
-    ("append_entry", ("state",)),
-    ("get_flag", ("script",)),
-    ("get_active_tools", ()),
-    ("set_model", ("test/model",)),
-    ("set_thinking_level", ("low",)),
-])
+@pytest.mark.parametrize(
+    "action, args",
+    [
+        ("send_message", ({"custom_type": "x", "content": "y"},)),
+        ("send_user_message", ("hi",)),
+        ("append_entry", ("state",)),
+        ("get_flag", ("script",)),
+        ("get_active_tools", ()),
+        ("set_model", ("test/model",)),
+        ("set_thinking_level", ("low",)),
+    ],
+)
 def test_actions_raise_while_plugins_load(action, args):
     api = OmpAPI()
-    with pytest.raises(RuntimeNotReadyError, match=rf"api\.{action}\(\) cannot be called while "
-                                                   "plugins are loading"):
+    with pytest.raises(
+        RuntimeNotReadyError,
+        match=rf"api\.{action}\(\) cannot be called while "
+        "plugins are loading",
+    ):
         getattr(api, action)(*args)
 
 
@@ -55,13 +61,14 @@ class Actions:
         async def execute(call_id, params, signal, on_update, ctx):
             result = await api.exec(sys.executable, ["-c", "print('from exec')"])
             self.seen["exec"] = (result.stdout.strip(), result.code, result.killed)
-            slow = await api.exec(sys.executable, ["-c", "import time; time.sleep(5)"],
-                                  timeout=0.2)
+            slow = await api.exec(sys.executable, ["-c", "import time; time.sleep(5)"], timeout=0.2)
             self.seen["killed"] = slow.killed
             return "ran"
 
-        return [Tool(name="run", parameters=Empty, execute=execute),
-                Tool(name="hidden_one", parameters=Empty, execute=lambda *a: "", hidden=True)]
+        return [
+            Tool(name="run", parameters=Empty, execute=execute),
+            Tool(name="hidden_one", parameters=Empty, execute=lambda *a: "", hidden=True),
+        ]
 
     @omp.hookimpl
     def omp_session_start(self, ctx, api):
@@ -87,8 +94,9 @@ class Actions:
 
 def test_actions_and_context_from_hooks_and_tools(make_session, omp_harness):
     plugin = Actions()
-    session, provider = make_session([{"calls": [("run", {})]}, {"text": "ok"}],
-                                     plugins=[plugin], flags={"script": "given"})
+    session, provider = make_session(
+        [{"calls": [("run", {})]}, {"text": "ok"}], plugins=[plugin], flags={"script": "given"}
+    )
     omp_harness.run(session, "go")
     seen = plugin.seen
     assert seen["exec"] == ("from exec", 0, False)
@@ -130,8 +138,11 @@ def test_set_model_switches_and_records_the_change(make_session, omp_harness):
             Switch.ok = api.set_model("scripted/demo")
             Switch.bad = api.set_model("nope/none")
 
-    session, provider = make_session([{"text": "never used"}], plugins=[Switch()],
-                                     flags={"script": str(omp_harness.script([{"text": "s"}]))})
+    session, provider = make_session(
+        [{"text": "never used"}],
+        plugins=[Switch()],
+        flags={"script": str(omp_harness.script([{"text": "s"}]))},
+    )
     events = omp_harness.run(session, "go")
     assert Switch.ok is True and Switch.bad is False
     assert provider.requests == []  # the scripted model answered instead
@@ -146,8 +157,7 @@ def test_trigger_turn_when_idle_starts_a_run(make_session, omp_harness):
 
     async def scenario():
         await session.start()
-        session.api.send_message({"custom_type": "wake", "content": "wake up"},
-                                 trigger_turn=True)
+        session.api.send_message({"custom_type": "wake", "content": "wake up"}, trigger_turn=True)
         await asyncio.sleep(0)
         await session.wait_for_idle()
         await session.shutdown()
@@ -249,3 +259,38 @@ def test_duplicate_tool_names_are_reported_naming_both_plugins(omp_harness):
     (problem,) = [p for p in runtime.contributions.problems if "dup" in p]
     assert "registered by both Contribute-2 and Contribute;" in problem
     assert [t.name for t in runtime.contributions.of("tools")].count("dup") == 1
+
+
+def test_a_command_can_branch_the_session_and_hooks_see_it(make_session, omp_harness):
+    from omp.contrib import Command
+
+    class Brancher:
+        calls = []
+
+        @omp.hookimpl
+        def omp_register_commands(self, api):
+            async def handler(args, ctx):
+                first_user = next(e for e in ctx.session.entries() if e["type"] == "message")
+                Brancher.calls.append(await ctx.branch(first_user["id"]))
+
+            return [Command("back", "Go back to the first prompt", handler)]
+
+        @omp.hookimpl
+        def omp_session_before_branch(self, event):
+            Brancher.calls.append(("before", event.entry_id))
+
+        @omp.hookimpl
+        def omp_session_branch(self, event):
+            Brancher.calls.append("branched")
+
+    session, provider = make_session(
+        [{"text": "one"}, {"text": "two"}, {"text": "three"}], plugins=[Brancher()]
+    )
+    omp_harness.run(session, "first", "second", "/back", "third")
+    assert Brancher.calls[1:] == ["branched", {"cancelled": False}]
+    assert Brancher.calls[0][0] == "before"
+    # after branching to the first prompt, the model no longer sees "second"
+    assert [m.content for m in provider.requests[2].messages if m.role == "user"] == [
+        "first",
+        "third",
+    ]

@@ -6,7 +6,7 @@ import asyncio
 
 import omp
 import pytest
-from omp.dispatch import HookDispatcher
+from omp.dispatch import HookDispatcher, rule_of
 from omp.events import (
     ContextEvent,
     SessionBeforeSwitchEvent,
@@ -90,8 +90,7 @@ def test_a_raising_tool_call_handler_blocks_the_tool():
     decision = call(d, "omp_tool_call", tool_call_event())
     assert decision.block
     assert "broken" in decision.reason and "policy database unreachable" in decision.reason
-    assert recorder.errors == [("broken", "tool_call",
-                                "RuntimeError: policy database unreachable")]
+    assert recorder.errors == [("broken", "tool_call", "RuntimeError: policy database unreachable")]
 
 
 def test_tool_call_input_revisions_chain_into_later_handlers():
@@ -129,9 +128,13 @@ def test_tool_result_chains_partial_patches():
             return {"is_error": True}
 
     d, _ = dispatcher(("mark", MarkError()), ("redact", Redact()))
-    event = ToolResultEvent(tool_call_id="c1", tool_name="read", input={},
-                            content=[TextContent(text="the secret is 42")],
-                            details={"path": "x"})
+    event = ToolResultEvent(
+        tool_call_id="c1",
+        tool_name="read",
+        input={},
+        content=[TextContent(text="the secret is 42")],
+        details={"path": "x"},
+    )
     outcome = call(d, "omp_tool_result", event)
     assert MarkError.seen_text == "the [redacted] is 42"
     assert outcome.event.content[0].text == "the [redacted] is 42"
@@ -159,31 +162,50 @@ def test_context_chain_sees_previous_changes():
     assert [m.content for m in outcome.event.messages] == ["hi", "note"]
 
 
-@pytest.mark.parametrize("hook", ["omp_session_before_switch"])
+def plugin_with(hook: str, body) -> object:
+    """An object implementing ``hook`` with ``body(event)``."""
+    impl = omp.hookimpl(lambda event: body(event))
+    impl.__name__ = hook
+    return type("P", (), {hook: staticmethod(impl)})()
+
+
+SESSION_BEFORE = [
+    "omp_session_before_switch",
+    "omp_session_before_branch",
+    "omp_session_before_compact",
+    "omp_session_before_tree",
+]
+
+
+@pytest.mark.parametrize("hook", SESSION_BEFORE)
 def test_first_cancel_wins_for_session_before_hooks(hook):
     calls = []
 
-    class Cancel:
-        @omp.hookimpl
-        def omp_session_before_switch(self, event):
-            calls.append("cancel")
-            return {"cancel": True}
+    def record(name, result):
+        def body(event):
+            calls.append(name)
+            return result
 
-    class Pass:
-        @omp.hookimpl
-        def omp_session_before_switch(self, event):
-            calls.append("pass")
+        return body
 
-    class Never:
-        @omp.hookimpl
-        def omp_session_before_switch(self, event):
-            calls.append("never")
-            return {"cancel": True}
-
-    d, _ = dispatcher(("never", Never()), ("cancel", Cancel()), ("pass", Pass()))
+    d, _ = dispatcher(
+        ("never", plugin_with(hook, record("never", {"cancel": True}))),
+        ("cancel", plugin_with(hook, record("cancel", {"cancel": True}))),
+        ("pass", plugin_with(hook, record("pass", None))),
+    )
     decision = call(d, hook, SessionBeforeSwitchEvent(reason="new"))
     assert decision.cancel
     assert calls == ["pass", "cancel"]
+
+
+@pytest.mark.parametrize(
+    "hook, supplied",
+    [("omp_session_before_compact", "compaction"), ("omp_session_before_tree", "summary")],
+)
+def test_a_custom_compaction_or_summary_also_wins(hook, supplied):
+    d, _ = dispatcher(("custom", plugin_with(hook, lambda e: {supplied: {"summary": "s"}})))
+    decision = call(d, hook, SessionBeforeSwitchEvent(reason="new"))
+    assert getattr(decision, supplied) == {"summary": "s"} and not decision.cancel
 
 
 def test_no_cancel_means_no_decision():
@@ -196,14 +218,14 @@ def test_no_cancel_means_no_decision():
     assert call(d, "omp_session_before_switch", SessionBeforeSwitchEvent(reason="new")) is None
 
 
-def test_first_result_replaces_user_bash():
-    class Fake:
-        @omp.hookimpl
-        def omp_user_bash(self, event):
-            return {"result": {"output": "faked", "exitCode": 0}}
-
-    d, _ = dispatcher(("fake", Fake()))
-    result = call(d, "omp_user_bash", UserBashEvent(command="ls", cwd="/"))
+@pytest.mark.parametrize("hook", ["omp_user_bash", "omp_user_python"])
+def test_first_result_replaces_execution(hook):
+    d, _ = dispatcher(
+        ("second", plugin_with(hook, lambda e: {"result": {"output": "second"}})),
+        ("first", plugin_with(hook, lambda e: {"result": {"output": "faked", "exitCode": 0}})),
+        ("none", plugin_with(hook, lambda e: None)),
+    )
+    result = call(d, hook, UserBashEvent(command="ls", cwd="/"))
     assert result.result == {"output": "faked", "exitCode": 0}
 
 
@@ -224,6 +246,31 @@ def test_a_raising_observer_is_reported_and_the_others_still_run():
     assert call(d, "omp_turn_start", TurnStartEvent(turn_index=3)) is None
     assert seen == [(3, None)]
     assert recorder.errors == [("broken", "turn_start", "ValueError: boom")]
+
+
+OBSERVERS = sorted(
+    name
+    for name in dir(__import__("omp.hookspecs").hookspecs)
+    if name.startswith("omp_")
+    and not name.startswith("omp_register_")
+    and rule_of(name) == "observer"
+)
+
+
+@pytest.mark.parametrize("hook", OBSERVERS)
+def test_every_observer_hook_runs_all_handlers_and_reports_failures(hook):
+    seen = []
+
+    def fail(event):
+        raise RuntimeError("observer failed")
+
+    d, recorder = dispatcher(
+        ("ok", plugin_with(hook, lambda e: seen.append("ok") or "ignored")),
+        ("bad", plugin_with(hook, fail)),
+    )
+    assert call(d, hook, TurnStartEvent()) is None
+    assert seen == ["ok"]
+    assert recorder.errors == [("bad", hook.removeprefix("omp_"), "RuntimeError: observer failed")]
 
 
 def test_a_malformed_chain_result_is_reported_and_ignored():

@@ -6,11 +6,10 @@ import asyncio
 import time
 
 import omp
+from doubles import texts
 from omp.messages import CustomMessage, UserMessage
 from omp.tools import Tool, ToolResult
 from pydantic import BaseModel
-
-from doubles import texts
 
 
 class Text(BaseModel):
@@ -44,27 +43,56 @@ def test_events_reach_hooks_and_subscribers_in_order(make_session, omp_harness):
     from omp.testing import HookRecorder
 
     recorder = HookRecorder()
-    session, _ = make_session([{"calls": [("echo", {"text": "hey"})]}, {"text": "all done"}],
-                              tools=[echo_tool()], plugins=[recorder])
+    session, _ = make_session(
+        [{"calls": [("echo", {"text": "hey"})]}, {"text": "all done"}],
+        tools=[echo_tool()],
+        plugins=[recorder],
+    )
     log = omp_harness.run(session, "go")
-    expected = ["agent_start", "turn_start", "message_start", "message_end", "message_start",
-                "message_update", "message_update", "message_update", "message_end", "tool_execution_start", "tool_execution_end", "message_start",
-                "message_end", "turn_end", "turn_start", "message_start"]
+    expected = [
+        "agent_start",
+        "turn_start",
+        "message_start",
+        "message_end",
+        "message_start",
+        "message_update",
+        "message_update",
+        "message_update",
+        "message_end",
+        "tool_execution_start",
+        "tool_execution_end",
+        "message_start",
+        "message_end",
+        "turn_end",
+        "turn_start",
+        "message_start",
+    ]
     assert log.types()[: len(expected)] == expected
     assert log.types()[-2:] == ["turn_end", "agent_end"]
-    hooked = [n.removeprefix("omp_") for n in recorder.names()
-              if n not in ("omp_input", "omp_before_agent_start", "omp_context",
-                           "omp_tool_call", "omp_tool_result", "omp_session_start",
-                           "omp_session_shutdown")]
+    hooked = [
+        n.removeprefix("omp_")
+        for n in recorder.names()
+        if n
+        not in (
+            "omp_input",
+            "omp_before_agent_start",
+            "omp_context",
+            "omp_tool_call",
+            "omp_tool_result",
+            "omp_session_start",
+            "omp_session_shutdown",
+        )
+    ]
     assert hooked == [t for t in log.types() if t != "queue_update"]
     assert log.final_text() == "all done"
 
 
-def test_unknown_tool_and_invalid_arguments_become_readable_error_results(make_session,
-                                                                        omp_harness):
+def test_unknown_tool_and_invalid_arguments_become_readable_error_results(
+    make_session, omp_harness
+):
     session, provider = make_session(
-        [{"calls": [("nope", {}), ("echo", {"txt": "typo"})]}, {"text": "ok"}],
-        tools=[echo_tool()])
+        [{"calls": [("nope", {}), ("echo", {"txt": "typo"})]}, {"text": "ok"}], tools=[echo_tool()]
+    )
     omp_harness.run(session, "go")
     first, second = results(provider.requests[1])
     assert first.is_error and "Tool 'nope' not found" in first.content[0].text
@@ -75,10 +103,15 @@ def test_unknown_tool_and_invalid_arguments_become_readable_error_results(make_s
 
 def test_shared_tools_run_concurrently_and_exclusive_ones_alone(make_session, omp_harness):
     log: list = []
-    calls = [("nap", {"seconds": 0.3, "label": "a"}), ("nap", {"seconds": 0.3, "label": "b"}),
-             ("solo", {"seconds": 0.1, "label": "c"}), ("nap", {"seconds": 0.1, "label": "d"})]
-    session, provider = make_session([{"calls": calls}, {"text": "ok"}],
-                                     tools=[nap_tool(log), nap_tool(log, "solo", True)])
+    calls = [
+        ("nap", {"seconds": 0.3, "label": "a"}),
+        ("nap", {"seconds": 0.3, "label": "b"}),
+        ("solo", {"seconds": 0.1, "label": "c"}),
+        ("nap", {"seconds": 0.1, "label": "d"}),
+    ]
+    session, provider = make_session(
+        [{"calls": calls}, {"text": "ok"}], tools=[nap_tool(log), nap_tool(log, "solo", True)]
+    )
     omp_harness.run(session, "go")
     at = {(kind, label): t for kind, label, t in log}
     assert at[("start", "b")] < at[("end", "a")]  # a and b overlapped
@@ -90,10 +123,14 @@ def test_shared_tools_run_concurrently_and_exclusive_ones_alone(make_session, om
 
 def test_abort_during_tools_gives_every_call_exactly_one_result(make_session, omp_harness):
     log: list = []
-    calls = [("nap", {"seconds": 5, "label": "a"}), ("nap", {"seconds": 5, "label": "b"}),
-             ("solo", {"seconds": 5, "label": "c"})]
-    session, provider = make_session([{"calls": calls}, {"text": "never"}],
-                                     tools=[nap_tool(log), nap_tool(log, "solo", True)])
+    calls = [
+        ("nap", {"seconds": 5, "label": "a"}),
+        ("nap", {"seconds": 5, "label": "b"}),
+        ("solo", {"seconds": 5, "label": "c"}),
+    ]
+    session, provider = make_session(
+        [{"calls": calls}, {"text": "never"}], tools=[nap_tool(log), nap_tool(log, "solo", True)]
+    )
 
     async def abort_soon(s):
         await asyncio.sleep(0.3)
@@ -134,18 +171,24 @@ class Messenger:
     @omp.hookimpl
     def omp_register_tools(self, api):
         def execute(call_id, params, signal, on_update, ctx):
-            api.send_message({"custom_type": "note", "content": f"{self.text} {params.text}"},
-                             deliver_as=self.deliver_as, **self.options)
+            api.send_message(
+                {"custom_type": "note", "content": f"{self.text} {params.text}"},
+                deliver_as=self.deliver_as,
+                **self.options,
+            )
             return "sent"
 
         return [Tool(name="send", parameters=Text, execute=execute)]
 
 
-def test_steering_after_a_tool_skips_the_rest_and_reaches_the_next_request(make_session,
-                                                                           omp_harness):
+def test_steering_after_a_tool_skips_the_rest_and_reaches_the_next_request(
+    make_session, omp_harness
+):
     session, provider = make_session(
         [{"calls": [("send", {"text": "1"}), ("echo", {"text": "later"})]}, {"text": "ok"}],
-        tools=[echo_tool(exclusive=True)], plugins=[Messenger("steer")])
+        tools=[echo_tool(exclusive=True)],
+        plugins=[Messenger("steer")],
+    )
     omp_harness.run(session, "go")
     sent, skipped = results(provider.requests[1])
     assert sent.content[0].text == "sent"
@@ -158,7 +201,9 @@ def test_interrupt_mode_wait_lets_the_batch_finish(make_session, omp_harness):
     omp_harness.cwd.joinpath(".omp/settings.json").write_text('{"interruptMode": "wait"}')
     session, provider = make_session(
         [{"calls": [("send", {"text": "1"}), ("echo", {"text": "later"})]}, {"text": "ok"}],
-        tools=[echo_tool(exclusive=True)], plugins=[Messenger("steer")])
+        tools=[echo_tool(exclusive=True)],
+        plugins=[Messenger("steer")],
+    )
     omp_harness.run(session, "go")
     sent, echoed = results(provider.requests[1])
     assert echoed.content[0].text == "later" and not echoed.is_error
@@ -168,7 +213,8 @@ def test_interrupt_mode_wait_lets_the_batch_finish(make_session, omp_harness):
 def test_follow_up_is_delivered_when_the_model_would_stop(make_session, omp_harness):
     session, provider = make_session(
         [{"calls": [("send", {"text": "2"})]}, {"text": "first answer"}, {"text": "second"}],
-        plugins=[Messenger("followUp")])
+        plugins=[Messenger("followUp")],
+    )
     events = omp_harness.run(session, "go")
     assert len(provider.requests) == 3
     assert texts(provider.requests[1])[-1] == "sent"  # not yet delivered after the tool
@@ -179,7 +225,8 @@ def test_follow_up_is_delivered_when_the_model_would_stop(make_session, omp_harn
 def test_next_turn_messages_wait_for_the_next_prompt(make_session, omp_harness):
     session, provider = make_session(
         [{"calls": [("send", {"text": "3"})]}, {"text": "a"}, {"text": "b"}],
-        plugins=[Messenger("nextTurn")])
+        plugins=[Messenger("nextTurn")],
+    )
     omp_harness.run(session, "first", "second")
     assert "from the plugin 3" not in texts(provider.requests[1])
     assert texts(provider.requests[2])[-2:] == ["from the plugin 3", "second"]
@@ -198,7 +245,8 @@ def test_steering_mode_one_at_a_time_delivers_one_per_turn(make_session, omp_har
     log: list = []
     session, provider = make_session(
         [{"calls": [("nap", {"seconds": 0.3, "label": "x"})]}, {"text": "a"}, {"text": "b"}],
-        tools=[nap_tool(log)])
+        tools=[nap_tool(log)],
+    )
     omp_harness.run(session, "go", during=queue_two(session, "steer"))
     assert texts(provider.requests[1])[-1] == "queued 1"
     assert texts(provider.requests[2])[-2:] == ["a", "queued 2"]
@@ -209,8 +257,8 @@ def test_steering_mode_all_delivers_everything_at_once(make_session, omp_harness
     omp_harness.cwd.joinpath(".omp/settings.json").write_text('{"steeringMode": "all"}')
     log: list = []
     session, provider = make_session(
-        [{"calls": [("nap", {"seconds": 0.3, "label": "x"})]}, {"text": "a"}],
-        tools=[nap_tool(log)])
+        [{"calls": [("nap", {"seconds": 0.3, "label": "x"})]}, {"text": "a"}], tools=[nap_tool(log)]
+    )
     omp_harness.run(session, "go", during=queue_two(session, "steer"))
     assert len(provider.requests) == 2
     assert texts(provider.requests[1])[-2:] == ["queued 1", "queued 2"]
@@ -229,8 +277,13 @@ def test_ui_only_custom_messages_never_reach_the_provider(make_session, omp_harn
     class Notes:
         @omp.hookimpl
         def omp_before_agent_start(self, event):
-            return {"message": {"custom_type": "ui", "content": "for your eyes only",
-                                "exclude_from_context": True}}
+            return {
+                "message": {
+                    "custom_type": "ui",
+                    "content": "for your eyes only",
+                    "exclude_from_context": True,
+                }
+            }
 
     session, provider = make_session([{"text": "a"}], plugins=[Notes()])
     omp_harness.run(session, "go")
@@ -252,14 +305,21 @@ def test_context_hook_changes_apply_to_one_request_only(make_session, omp_harnes
 
 
 def test_untyped_tool_results_are_coerced(make_session, omp_harness):
-    odd = Tool(name="odd", parameters=Text,
-               execute=lambda *a: {"content": [{"type": "text", "text": "ok"}, object(), 7],
-                                   "details": {"when": object()}})
-    fine = Tool(name="fine", parameters=Text,
-                execute=lambda *a: ToolResult.text("fine", details={"n": 1}))
+    odd = Tool(
+        name="odd",
+        parameters=Text,
+        execute=lambda *a: {
+            "content": [{"type": "text", "text": "ok"}, object(), 7],
+            "details": {"when": object()},
+        },
+    )
+    fine = Tool(
+        name="fine", parameters=Text, execute=lambda *a: ToolResult.text("fine", details={"n": 1})
+    )
     session, provider = make_session(
         [{"calls": [("odd", {"text": ""}), ("fine", {"text": ""})]}, {"text": "ok"}],
-        tools=[odd, fine])
+        tools=[odd, fine],
+    )
     omp_harness.run(session, "go")
     odd_result, fine_result = results(provider.requests[1])
     assert odd_result.content[0].text == "ok"
@@ -274,7 +334,8 @@ def test_a_raising_tool_becomes_an_error_result(make_session, omp_harness):
 
     session, provider = make_session(
         [{"calls": [("boom", {"text": ""})]}, {"text": "ok"}],
-        tools=[Tool(name="boom", parameters=Text, execute=explode)])
+        tools=[Tool(name="boom", parameters=Text, execute=explode)],
+    )
     omp_harness.run(session, "go")
     (result,) = results(provider.requests[1])
     assert result.is_error and "disk on fire" in result.content[0].text
@@ -286,12 +347,15 @@ def test_tool_updates_stream_before_the_end(make_session, omp_harness):
             on_update(f"line {n}")
         return "finished"
 
-    session, _ = make_session([{"calls": [("chatty", {"text": ""})]}, {"text": "ok"}],
-                              tools=[Tool(name="chatty", parameters=Text, execute=chatty)])
+    session, _ = make_session(
+        [{"calls": [("chatty", {"text": ""})]}, {"text": "ok"}],
+        tools=[Tool(name="chatty", parameters=Text, execute=chatty)],
+    )
     events = omp_harness.run(session, "go")
     kinds = [e.type for e in events if e.type.startswith("tool_execution")]
-    assert kinds == ["tool_execution_start"] + ["tool_execution_update"] * 3 + \
-        ["tool_execution_end"]
+    assert kinds == ["tool_execution_start"] + ["tool_execution_update"] * 3 + [
+        "tool_execution_end"
+    ]
     updates = [e.partial_result["content"][0]["text"] for e in events.of("tool_execution_update")]
     assert updates == ["line 0", "line 1", "line 2"]
 

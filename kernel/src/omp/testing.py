@@ -81,18 +81,35 @@ class Harness:
         self._scripts += 1
         return write_script(self.root / f"script-{self._scripts}.jsonl", steps)
 
-    def runtime(self, plugins: Iterable[Any] = (), *, entry_points: bool = True,
-                extensions: Iterable[Path] = (), discover: bool = True) -> Any:
+    def runtime(
+        self,
+        plugins: Iterable[Any] = (),
+        *,
+        entry_points: bool = True,
+        extensions: Iterable[Path] = (),
+        discover: bool = True,
+    ) -> Any:
         from omp.bootstrap import RUNTIME_KINDS, load_runtime
 
-        runtime = load_runtime(cwd=self.cwd, extension_paths=list(extensions),
-                               discover_extensions=discover, entry_points=entry_points,
-                               extra_plugins=list(plugins), kinds=RUNTIME_KINDS)
+        runtime = load_runtime(
+            cwd=self.cwd,
+            extension_paths=list(extensions),
+            discover_extensions=discover,
+            entry_points=entry_points,
+            extra_plugins=list(plugins),
+            kinds=RUNTIME_KINDS,
+        )
         runtime.host.pm.check_pending()
         return runtime
 
-    def session(self, plugins: Iterable[Any] = (), *, script: Iterable[dict[str, Any]] = (),
-                runtime: Any = None, **options: Any) -> Any:
+    def session(
+        self,
+        plugins: Iterable[Any] = (),
+        *,
+        script: Iterable[dict[str, Any]] = (),
+        runtime: Any = None,
+        **options: Any,
+    ) -> Any:
         """An AgentSession (not started). ``options`` are SessionOptions fields; the
         session is in memory unless ``no_session=False`` or a session path is given."""
         from omp.bootstrap import SessionOptions, open_session
@@ -102,20 +119,27 @@ class Harness:
         steps = list(script)
         if steps:
             flags["script"] = str(self.script(steps))
-        options.setdefault("no_session", not (options.get("session_path")
-                                              or options.get("resume")
-                                              or options.get("continue_recent")))
+        options.setdefault(
+            "no_session",
+            not (
+                options.get("session_path")
+                or options.get("resume")
+                or options.get("continue_recent")
+            ),
+        )
         if options.get("no_session") is False:
             options.pop("no_session")
         return open_session(runtime, SessionOptions(flags=flags, **options))
 
-    def run(self, session: Any, *prompts: str,
-            during: Callable[[Any], Any] | None = None) -> EventLog:
+    def run(
+        self, session: Any, *prompts: str, during: Callable[[Any], Any] | None = None
+    ) -> EventLog:
         """Start the session, run each prompt to the end, shut down; the events."""
         return asyncio.run(self.arun(session, *prompts, during=during))
 
-    async def arun(self, session: Any, *prompts: str,
-                   during: Callable[[Any], Any] | None = None) -> EventLog:
+    async def arun(
+        self, session: Any, *prompts: str, during: Callable[[Any], Any] | None = None
+    ) -> EventLog:
         log = EventLog()
         session.subscribe(log.append)
         await session.start()
