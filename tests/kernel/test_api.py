@@ -94,7 +94,7 @@ class Actions:
 
 def test_actions_and_context_from_hooks_and_tools(make_session, omp_harness):
     plugin = Actions()
-    session, provider = make_session(
+    session, _ = make_session(
         [{"calls": [("run", {})]}, {"text": "ok"}], plugins=[plugin], flags={"script": "given"}
     )
     omp_harness.run(session, "go")

@@ -205,7 +205,7 @@ def test_interrupt_mode_wait_lets_the_batch_finish(make_session, omp_harness):
         plugins=[Messenger("steer")],
     )
     omp_harness.run(session, "go")
-    sent, echoed = results(provider.requests[1])
+    _, echoed = results(provider.requests[1])
     assert echoed.content[0].text == "later" and not echoed.is_error
     assert texts(provider.requests[1])[-1] == "from the plugin 1"
 
