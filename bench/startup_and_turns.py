@@ -53,8 +53,9 @@ def run_once(cmd: list[str], env: dict[str, str], cwd: Path) -> Sample:
     this one child from ``os.wait4``."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=err)
+        proc = subprocess.Popen(
+            cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err
+        )
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
@@ -69,8 +70,9 @@ def run_once(cmd: list[str], env: dict[str, str], cwd: Path) -> Sample:
         )
 
 
-def run_many(name: str, cmd: list[str], env: dict[str, str], cwd: Path, runs: int,
-             before=None) -> list[Sample]:
+def run_many(
+    name: str, cmd: list[str], env: dict[str, str], cwd: Path, runs: int, before=None
+) -> list[Sample]:
     samples = []
     for _ in range(runs):
         if before is not None:
@@ -176,7 +178,10 @@ def _bench(args: argparse.Namespace, omp: Path, python: str, scratch: Path) -> i
     turns = run_many("turns", turns_cmd, env, work, args.runs, before=fresh_session)
     answer = turns[-1].stdout.strip()
     entries = session.read_text(encoding="utf-8").splitlines() if session.exists() else []
-    tool_results = sum('"toolResult"' in e or '"tool_result"' in e for e in entries)
+    tool_results = 0
+    for entry in entries:
+        message = json.loads(entry).get("message")
+        tool_results += isinstance(message, dict) and message.get("role") == "toolResult"
 
     def walls(samples: list[Sample]) -> tuple[float, float]:
         values = [s.wall for s in samples]
@@ -189,8 +194,9 @@ def _bench(args: argparse.Namespace, omp: Path, python: str, scratch: Path) -> i
 
     def row_time(metric: str, target: float, samples: list[Sample]) -> None:
         lo, med = walls(samples)
-        rows.append((metric, f"<= {target:.2f} s", f"min {lo:.3f} s, median {med:.3f} s",
-                     med <= target))
+        rows.append(
+            (metric, f"<= {target:.2f} s", f"min {lo:.3f} s, median {med:.3f} s", med <= target)
+        )
 
     row_time("omp --version wall", 0.10, version)
     rows.append(
@@ -202,9 +208,14 @@ def _bench(args: argparse.Namespace, omp: Path, python: str, scratch: Path) -> i
         )
     )
     row_time("omp --help wall", 0.30, helps)
-    rows.append(("omp --help lists plugin flags", "--script shown",
-                 "--script shown" if "--script" in help_text else "missing",
-                 "--script" in help_text))
+    rows.append(
+        (
+            "omp --help lists plugin flags",
+            "--script shown",
+            "--script shown" if "--script" in help_text else "missing",
+            "--script" in help_text,
+        )
+    )
     row_time(f"{args.turns} turns (print, session file) wall", 1.30, turns)
     rows.append(
         (
@@ -218,18 +229,18 @@ def _bench(args: argparse.Namespace, omp: Path, python: str, scratch: Path) -> i
     rows.append(
         (
             f"{args.turns} turns completed",
-            f"answer + {args.turns} results in session",
+            f"answer, {args.turns} tool results saved",
             f"answer {'ok' if answer == expected else repr(answer)}, "
-            f"{len(entries)} session entries",
-            answer == expected and len(entries) > args.turns,
+            f"{tool_results} tool results saved",
+            answer == expected and tool_results == args.turns,
         )
     )
 
     print(f"omp: {omp}  python: {python}  runs: {args.runs}")
-    print(f"(peak RSS of --version {peak_mib(version):.1f} MiB, --help {peak_mib(helps):.1f} MiB;"
-          f" tool-result entries counted: {tool_results})")
-    widths = [max(len(r[i]) for r in [*rows, ("metric", "target", "measured", False)])
-              for i in range(3)]
+    print(f"(peak RSS: --version {peak_mib(version):.1f} MiB, --help {peak_mib(helps):.1f} MiB)")
+    widths = [
+        max(len(r[i]) for r in [*rows, ("metric", "target", "measured", False)]) for i in range(3)
+    ]
     header = ("metric", "target", "measured", "result")
     line = "  ".join(h.ljust(w) for h, w in zip(header, [*widths, 6], strict=True))
     print(line)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -44,6 +45,10 @@ def omp_command() -> list[str]:
         return [str(script)]
     found = shutil.which("omp")
     return [found] if found else [sys.executable, "-m", "omp"]
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def json_lines(text: str) -> list[dict[str, Any]]:
@@ -146,6 +151,9 @@ class OmpCli:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            # A child of a background job inherits an ignored SIGINT; restore it so
+            # tests can interrupt omp like Ctrl-C would.
+            preexec_fn=_default_sigint,
         )
 
     def script(self, steps: Iterable[dict[str, Any]], name: str | None = None) -> Path:

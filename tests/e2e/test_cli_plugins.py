@@ -158,7 +158,7 @@ def test_discovered_extensions_and_no_extensions(omp_cli):
     assert f"extension {user}" in found["ext:user_ext"]
     assert "omp_register_tools" in found["ext:project_ext"]
 
-    skipped = omp_cli("--no-extensions", "-e", explicit, "plugins")
+    skipped = omp_cli("plugins", "--no-extensions", "-e", explicit)
     assert skipped.returncode == 0, skipped.stderr
     blocks = plugin_blocks(skipped.stdout)
     assert "ext:project_ext" not in blocks
@@ -222,7 +222,7 @@ def test_extension_failing_on_import_is_reported_and_the_run_goes_on(omp_cli):
     assert "nonexistent_pkg" in report[0]
     assert "ModuleNotFoundError" in report[0]
 
-    listing = plugin_blocks(omp_cli("-e", broken, "plugins").stdout)
+    listing = plugin_blocks(omp_cli("plugins", "-e", broken).stdout)
     assert "[FAILED]" in listing["ext:broken_ext"]
     assert "nonexistent_pkg" in listing["ext:broken_ext"]
 
@@ -290,7 +290,7 @@ def test_misspelt_hook_name_is_reported(omp_cli):
     report = [line for line in omp_cli.stderr_lines(proc) if "typo_ext" in line]
     assert len(report) == 1, proc.stderr
     assert "omp_tool_cal" in report[0]
-    listing = plugin_blocks(omp_cli("-e", ext, "plugins").stdout)
+    listing = plugin_blocks(omp_cli("plugins", "-e", ext).stdout)
     assert "[FAILED]" in listing["ext:typo_ext"]
     assert "omp_tool_cal" in listing["ext:typo_ext"]
 
@@ -299,7 +299,7 @@ def test_no_plugins_means_no_run_modes_and_no_providers(omp_cli):
     line = omp_cli.assert_one_line_error(omp_cli("--no-plugins", "-p", "hi"))
     assert "no run modes" in line or "no providers" in line
 
-    listing = omp_cli("--no-plugins", "plugins")
+    listing = omp_cli("plugins", "--no-plugins")
     assert listing.returncode == 0
     assert "kernel alone" in listing.stdout
 
@@ -389,6 +389,7 @@ def _system_prompt(omp_cli, *flags):
 
 
 def test_system_prompt_has_context_files_from_cwd_and_parents(omp_cli):
+    (omp_cli.agent_dir / "AGENTS.md").write_text("GLOBAL RULE: be kind\n", encoding="utf-8")
     (omp_cli.root / "AGENTS.md").write_text("PARENT RULE: be brief\n", encoding="utf-8")
     (omp_cli.cwd / "AGENTS.md").write_text("PROJECT RULE: use tabs\n", encoding="utf-8")
 
@@ -396,9 +397,10 @@ def test_system_prompt_has_context_files_from_cwd_and_parents(omp_cli):
 
     assert "You are omp" in prompt  # the harness text
     assert "- read:" in prompt
+    assert "GLOBAL RULE: be kind" in prompt
     assert "PARENT RULE: be brief" in prompt
     assert "PROJECT RULE: use tabs" in prompt
-    assert prompt.index("PARENT RULE") < prompt.index("PROJECT RULE")
+    assert prompt.index("GLOBAL RULE") < prompt.index("PARENT RULE") < prompt.index("PROJECT RULE")
     assert f"Current working directory: {omp_cli.cwd.resolve()}" in prompt
     assert "Current date: " in prompt
 
@@ -416,6 +418,16 @@ def test_system_prompt_flag_replaces_only_the_harness_text(omp_cli):
     assert "Current date: " in prompt
 
 
+def test_system_prompt_flag_reads_a_file(omp_cli):
+    (omp_cli.cwd / "persona.md").write_text("You are a terse reviewer.\n", encoding="utf-8")
+
+    prompt = _system_prompt(omp_cli, "--system-prompt", "persona.md")
+
+    assert prompt.startswith("You are a terse reviewer.")
+    assert "persona.md" not in prompt
+    assert "- read:" in prompt
+
+
 def test_append_system_prompt_reads_a_file(omp_cli):
     (omp_cli.cwd / "extra.txt").write_text("EXTRA RULE: answer in French\n", encoding="utf-8")
 
@@ -425,3 +437,62 @@ def test_append_system_prompt_reads_a_file(omp_cli):
     assert "EXTRA RULE: answer in French" in prompt
     assert "extra.txt" not in prompt
     assert prompt.index("EXTRA RULE") < prompt.index("Current working directory:")
+
+
+def test_hook_raising_in_session_start_is_reported(omp_cli):
+    ext = omp_cli.extension(
+        textwrap.dedent(
+            """
+            import omp
+
+
+            @omp.hookimpl
+            def omp_session_start():
+                raise RuntimeError("session start went boom")
+            """
+        ),
+        "start_boom_ext.py",
+    )
+    script = omp_cli.script([{"text": "answered anyway"}])
+
+    printed = omp_cli("-e", ext, "-p", "hi", "--script", script)
+
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout == "answered anyway\n"
+    report = [line for line in omp_cli.stderr_lines(printed) if "session start went boom" in line]
+    assert len(report) == 1, printed.stderr
+    assert "ext:start_boom_ext" in report[0] and "session_start" in report[0]
+
+    as_json = omp_cli("-e", ext, "--mode", "json", "--script", script, "hi")
+    assert as_json.returncode == 0, as_json.stderr
+    errors = [e for e in omp_cli.json_lines(as_json.stdout) if e["type"] == "extension_error"]
+    assert [(e["extensionPath"], e["event"]) for e in errors] == [
+        ("ext:start_boom_ext", "session_start")
+    ]
+
+
+def test_print_mode_does_not_reprint_an_earlier_answer(omp_cli):
+    """A prompt an input hook consumes gets no reply: nothing may be printed for it."""
+    ext = omp_cli.extension(
+        textwrap.dedent(
+            """
+            import omp
+
+
+            @omp.hookimpl
+            def omp_input(event):
+                if event.text.startswith("!skip"):
+                    return {"handled": True}
+                return None
+            """
+        ),
+        "swallow_ext.py",
+    )
+    script = omp_cli.script([{"text": "the first answer"}, {"text": "a second answer"}])
+    first = omp_cli("-e", ext, "-p", "a real question", "--script", script)
+    assert first.stdout == "the first answer\n", first.stderr
+
+    again = omp_cli("-e", ext, "--continue", "-p", "!skip this one", "--script", script)
+
+    assert again.returncode == 0, again.stderr
+    assert "the first answer" not in again.stdout

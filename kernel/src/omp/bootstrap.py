@@ -64,6 +64,12 @@ def load_runtime(
     return Runtime(cwd, home, settings, host, api, contributions)
 
 
+def _disabled_plugins(settings: Settings) -> set[str]:
+    """``disabledPlugins`` (omp's camelCase), also spelt ``disabled_plugins``."""
+    names = [*(settings.get("disabledPlugins") or []), *(settings.get("disabled_plugins") or [])]
+    return {str(name) for name in names}
+
+
 @dataclass
 class SessionOptions:
     model: str | None = None

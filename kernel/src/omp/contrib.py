@@ -25,8 +25,9 @@ class Flag:
 @dataclass(frozen=True)
 class RunMode:
     """A way to run a session. ``run(session, request)`` returns the process exit code
-    (it may be async). ``has_ui`` is what handlers see as ``ctx.has_ui``; ``make_ui``
-    builds the mode's ``omp.ui.UI`` for the session."""
+    (it may be async). The session arrives not yet started: subscribe to its events,
+    then ``await session.start()`` (or just prompt). ``has_ui`` is what handlers see as
+    ``ctx.has_ui``; ``make_ui`` builds the mode's ``omp.ui.UI`` for the session."""
 
     name: str
     description: str

@@ -1,4 +1,4 @@
-"""Running a session in a mode: the shared start/run/shutdown sequence."""
+"""Running a session in a mode: the shared sequence, and what one-shot modes share."""
 
 from __future__ import annotations
 
@@ -17,10 +17,13 @@ class ModeRequest:
 
 
 def run_mode(mode: Any, session: Any, request: ModeRequest) -> int:
-    """Start the session, hand it to the mode, shut it down; the mode's exit code."""
+    """Hand the session to the mode, then shut it down; the mode's exit code.
+
+    The mode gets the session before it starts, so it can subscribe first; the session
+    starts on ``session.start()`` or with the first prompt.
+    """
 
     async def body() -> int:
-        await session.start()
         try:
             outcome = mode.run(session, request)
             code = await outcome if inspect.isawaitable(outcome) else outcome
@@ -29,3 +32,17 @@ def run_mode(mode: Any, session: Any, request: ModeRequest) -> int:
         return int(code or 0)
 
     return asyncio.run(body())
+
+
+async def run_prompts(session: Any, prompts: list[str]) -> Any:
+    """Start the session, run each prompt to the end; the last assistant message these
+    prompts produced (None if none did, e.g. a slash command or a handled input)."""
+    await session.start()
+    start = len(session.agent.messages)
+    for prompt in prompts:
+        await session.prompt(prompt)
+        await session.wait_for_idle()
+        if session.shutdown_requested:
+            break
+    added = session.agent.messages[start:]
+    return next((m for m in reversed(added) if m.role == "assistant"), None)

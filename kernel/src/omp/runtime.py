@@ -129,9 +129,18 @@ class AgentSession:
     async def notice(self, message: str, level: str = "info") -> None:
         await self._notify(NoticeEvent(level=level, message=message))  # type: ignore[arg-type]
 
+    def post_notice(self, message: str, level: str = "info") -> None:
+        """Send a notice event from any thread, without waiting for it."""
+        self._on_loop(lambda: self._spawn(self.notice(message, level)))
+
     # -- lifecycle ----------------------------------------------------------------------
 
     async def start(self) -> None:
+        """Announce the session (load warnings, session_start hooks). Idempotent; the
+        first prompt starts a session that was not started, so a mode can subscribe
+        first and miss nothing."""
+        if self._loop is not None:
+            return
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         for warning in self.session_file.load_warnings:
@@ -142,6 +151,8 @@ class AgentSession:
         await self.call_hook("omp_session_start", SessionStartEvent())
 
     async def shutdown(self) -> None:
+        if self._loop is None:
+            return
         await self.wait_for_idle()
         await self.call_hook("omp_session_shutdown", SessionShutdownEvent())
 
@@ -177,6 +188,7 @@ class AgentSession:
         self, text: str, images: list[Any] | None = None, source: str = "interactive"
     ) -> None:
         """The whole prompt flow: input hooks, slash commands, before_agent_start, run."""
+        await self.start()
         outcome = await self.call_hook(
             "omp_input", InputEvent(text=text, images=images, source=source)
         )

@@ -105,16 +105,18 @@ def _header(records: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def most_recent(directory: Path) -> Path | None:
-    best: tuple[int, str] | None = None
-    found = None
+    """The newest session file with a session header (an empty file left by a crash
+    between creating and writing it is passed over)."""
+    candidates: list[tuple[int, str, Path]] = []
     for path in _session_files(directory):
         try:
-            key = (path.stat().st_mtime_ns, path.name)
+            candidates.append((path.stat().st_mtime_ns, path.name, path))
         except OSError:
             continue
-        if best is None or key > best:
-            best, found = key, path
-    return found
+    for _, _, path in sorted(candidates, reverse=True):
+        if _header(_read_prefix(path)) is not None:
+            return path
+    return None
 
 
 def find_session(directory: Path, prefix: str) -> Path:

@@ -48,3 +48,13 @@ class StderrUI(UI):
     def notify(self, message: str, level: str = "info") -> None:
         prefix = "" if level == "info" else f"{level}: "
         print(f"omp: {prefix}{message}", file=self._stream or sys.stderr, flush=True)
+
+
+class EventUI(UI):
+    """For machine-readable modes: notifications become ``notice`` events."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+
+    def notify(self, message: str, level: str = "info") -> None:
+        self._session.post_notice(message, level)

@@ -133,12 +133,25 @@ def _choose_mode(parsed: Any, modes: dict[str, Any]) -> str:
 
 
 def _prompts(parsed: Any) -> list[str]:
+    """The prompt: the message arguments, with piped stdin appended (or stdin alone)."""
     prompts = [" ".join(parsed.messages)] if parsed.messages else []
-    if not sys.stdin.isatty():
+    if not sys.stdin.isatty() and (not prompts or _stdin_ready()):
         piped = sys.stdin.read()
         if piped.strip():
             prompts = [f"{prompts[0]}\n\n{piped}" if prompts else piped]
     return prompts
+
+
+def _stdin_ready(wait: float = 0.2) -> bool:
+    """Whether stdin has data (or EOF) soon: a pipe an embedder never closes must not
+    hang a run whose prompt was given as arguments."""
+    import select
+
+    try:
+        ready, _, _ = select.select([sys.stdin], [], [], wait)
+    except (OSError, ValueError):
+        return True
+    return bool(ready)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from typing import Any
 
 import omp
 from omp.contrib import RunMode
+from omp.modes import run_prompts
 
 
 @omp.hookimpl
@@ -29,10 +30,5 @@ async def run_json(session: Any, request: Any) -> int:
         return 2
     _write(session.session_file.header)
     session.subscribe(lambda event: _write(event.model_dump(mode="json", exclude_none=True)))
-    for prompt in request.prompts:
-        await session.prompt(prompt)
-        await session.wait_for_idle()
-        if session.shutdown_requested:
-            break
-    final = next((m for m in reversed(session.agent.messages) if m.role == "assistant"), None)
+    final = await run_prompts(session, request.prompts)
     return 1 if final is not None and final.stop_reason in ("error", "aborted") else 0

@@ -7,6 +7,7 @@ from typing import Any
 
 import omp
 from omp.contrib import RunMode
+from omp.modes import run_prompts
 
 
 @omp.hookimpl
@@ -25,6 +26,8 @@ def omp_register_modes(api):
 
 def _verbose_line(event: Any) -> str | None:
     kind = event.type
+    if kind == "notice":
+        return event.message
     if kind == "tool_execution_start":
         args = ", ".join(f"{k}={v!r}" for k, v in event.args.items())
         return f"-> {event.tool_name}({args})"
@@ -45,16 +48,13 @@ async def run_print(session: Any, request: Any) -> int:
         line = _verbose_line(event) if request.verbose else None
         if event.type == "extension_error" and not request.verbose:
             line = f"plugin {event.extension_path} failed in {event.event}: {event.error}"
+        if event.type == "notice" and event.level != "info":
+            line = f"{event.level}: {event.message}"
         if line:
             print(f"omp: {line}", file=sys.stderr, flush=True)
 
     session.subscribe(on_event)
-    for prompt in request.prompts:
-        await session.prompt(prompt)
-        await session.wait_for_idle()
-        if session.shutdown_requested:
-            break
-    final = next((m for m in reversed(session.agent.messages) if m.role == "assistant"), None)
+    final = await run_prompts(session, request.prompts)
     if final is None:
         return 0
     if final.stop_reason in ("error", "aborted"):
