@@ -19,8 +19,9 @@ from omp_tool_read.tool import (
 )
 
 
-def run(path: str | Path, cwd: Path, signal: AbortSignal | None = None,
-        **kwargs: object) -> ToolResult:
+def run(
+    path: str | Path, cwd: Path, signal: AbortSignal | None = None, **kwargs: object
+) -> ToolResult:
     params = ReadParams(path=str(path), **kwargs)
     ctx = SimpleNamespace(cwd=str(cwd))
     result = ReadTool().execute("c1", params, signal or AbortSignal(), lambda p: None, ctx)
@@ -44,8 +45,13 @@ def test_numbering_and_format(tmp_path: Path) -> None:
     result = run(f, tmp_path)
     assert not result.is_error
     assert text_of(result) == "     1\talpha\n     2\t\tbeta\n     3\t\n     4\tgamma"
-    assert result.details == {"path": str(f), "offset": 1, "lines": 4, "totalLines": 4,
-                              "truncated": False}
+    assert result.details == {
+        "path": str(f),
+        "offset": 1,
+        "lines": 4,
+        "totalLines": 4,
+        "truncated": False,
+    }
 
 
 def test_crlf_and_invalid_utf8(tmp_path: Path) -> None:
@@ -63,8 +69,13 @@ def test_offset_and_limit_paging(tmp_path: Path) -> None:
     assert lines[:5] == [f"{n:>6}\tline {n}" for n in range(10, 15)]
     assert lines[5] == ""
     assert lines[6] == "[Showing lines 10-14 of 50. Use offset=15 to continue.]"
-    assert result.details == {"path": str(f), "offset": 10, "lines": 5, "totalLines": 50,
-                              "truncated": True}
+    assert result.details == {
+        "path": str(f),
+        "offset": 10,
+        "lines": 5,
+        "totalLines": 50,
+        "truncated": True,
+    }
 
     # Following the note reaches the end: no note then.
     tail = run(f, tmp_path, offset=45, limit=10)
@@ -78,14 +89,16 @@ def test_default_limit_note(tmp_path: Path) -> None:
     text = text_of(result)
     assert text.endswith(
         f"\n\n[Showing lines 1-{DEFAULT_LIMIT} of 5234. Use offset={DEFAULT_LIMIT + 1} "
-        "to continue.]")
+        "to continue.]"
+    )
     assert result.details["lines"] == DEFAULT_LIMIT
     assert result.details["totalLines"] == 5234
     # A limit above the cap is clamped to it.
     clamped = run(f, tmp_path, offset=2001, limit=10_000)
     assert clamped.details["lines"] == DEFAULT_LIMIT
-    assert text_of(clamped).endswith("[Showing lines 2001-4000 of 5234. Use offset=4001 "
-                                     "to continue.]")
+    assert text_of(clamped).endswith(
+        "[Showing lines 2001-4000 of 5234. Use offset=4001 to continue.]"
+    )
 
 
 def test_offset_beyond_end(tmp_path: Path) -> None:
@@ -105,8 +118,9 @@ def test_long_line_is_cut(tmp_path: Path) -> None:
     result = run(f, tmp_path)
     lines = text_of(result).split("\n")
     assert lines[0] == "     1\tshort"
-    assert lines[1] == ("     2\t" + "y" * MAX_LINE_CHARS
-                        + "... [line truncated, 345 more characters]")
+    assert lines[1] == (
+        "     2\t" + "y" * MAX_LINE_CHARS + "... [line truncated, 345 more characters]"
+    )
     assert lines[2] == "     3\tend"
     assert result.details["lines"] == 3
     assert result.details["truncated"] is True
@@ -123,7 +137,8 @@ def test_byte_budget(tmp_path: Path) -> None:
     assert result.details["truncated"] is True
     assert text.endswith(
         f"\n\n[Showing lines 1-{shown} of 300 (50 KiB output limit reached). "
-        f"Use offset={shown + 1} to continue.]")
+        f"Use offset={shown + 1} to continue.]"
+    )
     assert text.split("\n")[shown - 1].startswith(f"{shown:>6}\t{shown:04d}")
     # Paging on continues exactly where the budget stopped.
     nxt = run(f, tmp_path, offset=shown + 1)
@@ -190,12 +205,12 @@ def test_relative_path_uses_ctx_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert result.details["path"] == str(sub / "m.py")
 
 
-def test_no_ctx_falls_back_to_process_cwd(tmp_path: Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_ctx_falls_back_to_process_cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "here.txt").write_text("hi\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    result = ReadTool().execute("c1", ReadParams(path="here.txt"), AbortSignal(),
-                                lambda p: None, None)
+    result = ReadTool().execute(
+        "c1", ReadParams(path="here.txt"), AbortSignal(), lambda p: None, None
+    )
     assert text_of(result) == "     1\thi"
 
 
@@ -208,8 +223,9 @@ def test_abort_stops_reading(tmp_path: Path) -> None:
     assert "abort" in text_of(result).lower()
 
 
-@pytest.mark.skipif(sys.platform == "win32" or os.geteuid() == 0,
-                    reason="permissions are not enforced")
+@pytest.mark.skipif(
+    sys.platform == "win32" or os.geteuid() == 0, reason="permissions are not enforced"
+)
 def test_unreadable_file(tmp_path: Path) -> None:
     f = tmp_path / "secret.txt"
     f.write_text("x\n", encoding="utf-8")
@@ -250,8 +266,10 @@ def test_plugin_registers_the_tool() -> None:
 def test_plugin_module_is_cheap_to_import() -> None:
     import subprocess
 
-    code = ("import sys, omp_tool_read.plugin; "
-            "sys.exit(1 if 'pydantic' in sys.modules or 'omp_tool_read.tool' in sys.modules "
-            "else 0)")
+    code = (
+        "import sys, omp_tool_read.plugin; "
+        "sys.exit(1 if 'pydantic' in sys.modules or 'omp_tool_read.tool' in sys.modules "
+        "else 0)"
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     assert subprocess.run([sys.executable, "-c", code], env=env, check=False).returncode == 0
