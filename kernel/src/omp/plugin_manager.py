@@ -133,15 +133,7 @@ def load_entry_points(host: PluginHost, disabled: set[str], strict: bool) -> Non
             record.status = "disabled"
             host.records.append(record)
             continue
-        try:
-            plugin = ep.load()
-        except Exception as exc:
-            record.status, record.error = "failed", describe_failure(exc)
-            host.records.append(record)
-            if strict:
-                raise OmpError(f"plugin {ep.name} failed to import: {record.error}") from exc
-            continue
-        _register(host, plugin, record, strict)
+        _load(host, record, ep.load, strict)
 
 
 def load_extension_file(host: PluginHost, path: Path, disabled: set[str], strict: bool) -> None:
@@ -155,15 +147,23 @@ def load_extension_file(host: PluginHost, path: Path, disabled: set[str], strict
         record.status, record.error = "failed", "an extension with this name is already loaded"
         host.records.append(record)
         return
+    _load(host, record, lambda: _import_file(path), strict)
+
+
+def _load(host: PluginHost, record: PluginRecord, load: Any, strict: bool) -> None:
+    """Import a plugin with ``load()`` and register it; a failure is recorded with its
+    reason and loading goes on (unless strict)."""
     try:
-        module = _import_file(path)
+        plugin = load()
     except Exception as exc:
         record.status, record.error = "failed", describe_failure(exc)
         host.records.append(record)
         if strict:
-            raise OmpError(f"extension {path} failed: {record.error}") from exc
+            raise OmpError(
+                f"plugin {record.name} ({record.source}) failed to load: {record.error}"
+            ) from exc
         return
-    _register(host, module, record, strict)
+    _register(host, plugin, record, strict)
 
 
 def _import_file(path: Path) -> ModuleType:
