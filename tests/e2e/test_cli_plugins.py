@@ -496,3 +496,23 @@ def test_print_mode_does_not_reprint_an_earlier_answer(omp_cli):
 
     assert again.returncode == 0, again.stderr
     assert "the first answer" not in again.stdout
+
+
+def test_an_unexpected_failure_is_one_line_not_a_traceback(omp_cli):
+    ext = omp_cli.cwd / "subscriber.py"
+    ext.write_text(
+        "import omp\n\n"
+        "@omp.hookimpl\n"
+        "def omp_register_modes(api):\n"
+        "    from omp.contrib import RunMode\n\n"
+        "    def run(session, request):\n"
+        "        raise KeyError('lost the plot')\n\n"
+        "    return [RunMode('crash', 'always fails', run=run)]\n",
+        encoding="utf-8",
+    )
+    proc = omp_cli("--mode", "crash", "-e", str(ext), "hi")
+    assert proc.returncode == 70
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "omp: internal error: KeyError: 'lost the plot' (run with OMP_DEBUG=1 for the traceback)"
+    )

@@ -28,6 +28,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 141
+    except Exception as exc:
+        if os.environ.get("OMP_DEBUG") == "1":
+            raise
+        text = " ".join(str(exc).split())
+        print(
+            f"omp: internal error: {type(exc).__name__}: {text} (run with OMP_DEBUG=1 "
+            "for the traceback)",
+            file=sys.stderr,
+        )
+        return 70
 
 
 def _run(argv: list[str]) -> int:
