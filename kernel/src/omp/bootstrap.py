@@ -87,6 +87,15 @@ class SessionOptions:
     mode_name: str = "print"
 
 
+def require_providers(runtime: Runtime) -> None:
+    """Fail with one clear line when no plugin provides a model."""
+    if not runtime.contributions.of("providers"):
+        raise OmpError(
+            "no providers are installed, so there is no model to talk to; install "
+            "a provider plugin (pip install omp) or check `omp plugins`"
+        )
+
+
 def _split_thinking(pattern: str) -> tuple[str, str | None]:
     head, sep, tail = pattern.rpartition(":")
     if sep and tail in THINKING_LEVELS:

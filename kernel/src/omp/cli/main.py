@@ -41,7 +41,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: list[str]) -> int:
-    from omp.bootstrap import RUNTIME_KINDS, SessionOptions, load_runtime, open_session
+    from omp.bootstrap import (
+        RUNTIME_KINDS,
+        SessionOptions,
+        load_runtime,
+        open_session,
+        require_providers,
+    )
     from omp.cli import args as cli_args
     from omp.errors import UsageError
 
@@ -73,6 +79,7 @@ def _run(argv: list[str]) -> int:
 
         return print_plugins(runtime)
     _report_plugin_problems(runtime, verbose=bool(parsed["verbose"]))
+    require_providers(runtime)
     mode_name = _choose_mode(parsed, runtime.modes)
     prompts = _prompts(parsed)
     mode = runtime.modes[mode_name]
