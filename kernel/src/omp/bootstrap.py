@@ -215,6 +215,7 @@ def open_session(
         has_ui=has_ui,
         ui=ui,
         thinking_level=thinking,
+        renderers={(r.kind, r.name): r for r in contributions.of("renderers")},
     )
     if thinking != (state.thinking_level or "off"):
         session_file.append_thinking_level_change(thinking)

@@ -55,8 +55,10 @@ class HandlerContext:
     def is_idle(self) -> bool:
         return not self._session.agent.is_streaming
 
-    def abort(self) -> None:
-        self._session.agent.abort()
+    def abort(self, reason: str | None = None) -> None:
+        """Stop the run. A ``reason`` is shown to the user as why the run stopped and
+        makes one-shot modes exit non-zero."""
+        self._session.abort(reason)
 
     def has_pending_messages(self) -> bool:
         return self._session.agent.has_pending()

@@ -102,6 +102,15 @@ class UserMessage(WireModel):
     timestamp: int = Field(default_factory=now_ms)
 
 
+class DeveloperMessage(WireModel):
+    """An instruction from the harness or a plugin rather than the user; providers send
+    it as a developer/system message where the API has one, else as user text."""
+
+    role: Literal["developer"] = "developer"
+    content: str | list[UserContent]
+    timestamp: int = Field(default_factory=now_ms)
+
+
 class AssistantMessage(WireModel):
     role: Literal["assistant"] = "assistant"
     content: list[AssistantContent] = Field(default_factory=list)
@@ -172,6 +181,7 @@ class CompactionSummaryMessage(WireModel):
 
 AgentMessage = Annotated[
     UserMessage
+    | DeveloperMessage
     | AssistantMessage
     | ToolResultMessage
     | CustomMessage
@@ -180,7 +190,7 @@ AgentMessage = Annotated[
     | CompactionSummaryMessage,
     Field(discriminator="role"),
 ]
-LlmMessage = UserMessage | AssistantMessage | ToolResultMessage
+LlmMessage = UserMessage | DeveloperMessage | AssistantMessage | ToolResultMessage
 
 _AGENT_MESSAGE_ADAPTER: Any = None
 
@@ -205,12 +215,14 @@ def content_text(content: str | list[Any]) -> str:
 def convert_to_llm(messages: list[Any]) -> list[LlmMessage]:
     """The one boundary where the agent's messages become what a provider may see.
 
-    user/assistant/toolResult pass through; custom, bash and summary messages become
+    user/developer/assistant/toolResult pass through; custom, bash and summary messages become
     user text; UI-only messages (`exclude_from_context`) and unknown roles are dropped.
     """
     out: list[LlmMessage] = []
     for message in messages:
-        if isinstance(message, UserMessage | AssistantMessage | ToolResultMessage):
+        if isinstance(
+            message, UserMessage | DeveloperMessage | AssistantMessage | ToolResultMessage
+        ):
             out.append(message)
         elif isinstance(message, CustomMessage):
             if not message.exclude_from_context:

@@ -56,6 +56,7 @@ class AgentSession:
         has_ui: bool = False,
         ui: Any = None,
         thinking_level: str = "off",
+        renderers: dict[tuple[str, str], Any] | None = None,
     ) -> None:
         from omp.ui import NullUI
 
@@ -75,6 +76,8 @@ class AgentSession:
         self.subscribers: list[Subscriber] = []
         self.next_turn: list[Any] = []
         self.shutdown_requested = False
+        self.abort_message: str | None = None
+        self.renderers: dict[tuple[str, str], Any] = dict(renderers or {})
         self.dispatcher = HookDispatcher(pm, self._report_extension_error)
         self.context = HandlerContext(self)
         self._command_context = CommandContext(self)
@@ -155,6 +158,13 @@ class AgentSession:
             return
         await self.wait_for_idle()
         await self.call_hook("omp_session_shutdown", SessionShutdownEvent())
+
+    def abort(self, reason: str | None = None) -> None:
+        """Abort the running agent; with a reason, modes report it as the run's failure."""
+        if reason:
+            self.abort_message = reason
+            self.post_notice(reason, "error")
+        self.agent.abort()
 
     def request_shutdown(self) -> None:
         self.shutdown_requested = True

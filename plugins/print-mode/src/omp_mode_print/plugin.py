@@ -1,4 +1,8 @@
-"""The print run mode (``omp -p``): only the final assistant text goes to stdout."""
+"""The print run mode (``omp -p``): only the final assistant text goes to stdout.
+
+Warnings, errors and plugin failures go to stderr as they happen; with ``--verbose``
+so do tool calls (through a tool's registered renderer when it has one).
+"""
 
 from __future__ import annotations
 
@@ -24,19 +28,32 @@ def omp_register_modes(api):
     ]
 
 
-def _verbose_line(event: Any) -> str | None:
-    kind = event.type
-    if kind == "notice":
-        return event.message
-    if kind == "tool_execution_start":
+def _tool_lines(session: Any, event: Any) -> list[str]:
+    renderer = session.renderers.get(("tool", event.tool_name))
+    if renderer is not None:
+        if event.type != "tool_execution_end":
+            return []
+        return [str(line) for line in renderer.render(event, {"mode": "print"}) or []]
+    if event.type == "tool_execution_start":
         args = ", ".join(f"{k}={v!r}" for k, v in event.args.items())
-        return f"-> {event.tool_name}({args})"
-    if kind == "tool_execution_end" and event.is_error:
+        return [f"omp: -> {event.tool_name}({args})"]
+    if event.type == "tool_execution_end" and event.is_error:
         text = "".join(getattr(b, "text", "") for b in event.result["content"])
-        return f"<- {event.tool_name} failed: {text.splitlines()[0] if text else ''}"
+        first = text.splitlines()[0] if text else ""
+        return [f"omp: <- {event.tool_name} failed: {first}"]
+    return []
+
+
+def _lines(session: Any, event: Any, verbose: bool) -> list[str]:
+    kind = event.type
     if kind == "extension_error":
-        return f"plugin {event.extension_path} failed in {event.event}: {event.error}"
-    return None
+        return [f"omp: plugin {event.extension_path} failed in {event.event}: {event.error}"]
+    if kind == "notice" and (verbose or event.level != "info"):
+        prefix = "" if event.level == "info" else f"{event.level}: "
+        return [f"omp: {prefix}{event.message}"]
+    if verbose and kind.startswith("tool_execution_") and kind != "tool_execution_update":
+        return _tool_lines(session, event)
+    return []
 
 
 async def run_print(session: Any, request: Any) -> int:
@@ -45,16 +62,13 @@ async def run_print(session: Any, request: Any) -> int:
         return 2
 
     def on_event(event: Any) -> None:
-        line = _verbose_line(event) if request.verbose else None
-        if event.type == "extension_error" and not request.verbose:
-            line = f"plugin {event.extension_path} failed in {event.event}: {event.error}"
-        if event.type == "notice" and event.level != "info":
-            line = f"{event.level}: {event.message}"
-        if line:
-            print(f"omp: {line}", file=sys.stderr, flush=True)
+        for line in _lines(session, event, request.verbose):
+            print(line, file=sys.stderr, flush=True)
 
     session.subscribe(on_event)
     final = await run_prompts(session, request.prompts)
+    if session.abort_message:
+        return 1  # the reason was reported as an error notice when the run stopped
     if final is None:
         return 0
     if final.stop_reason in ("error", "aborted"):
