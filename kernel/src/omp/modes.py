@@ -35,14 +35,25 @@ def run_mode(mode: Any, session: Any, request: ModeRequest) -> int:
 
 
 async def run_prompts(session: Any, prompts: list[str]) -> Any:
-    """Start the session, run each prompt to the end; the last assistant message these
-    prompts produced (None if none did, e.g. a slash command or a handled input)."""
+    """Start the session, run each prompt to the end (stopping after one that failed);
+    the last assistant message these prompts produced (None if none did, e.g. a slash
+    command or a handled input)."""
     await session.start()
     start = len(session.agent.messages)
     for prompt in prompts:
+        before = len(session.agent.messages)
         await session.prompt(prompt)
         await session.wait_for_idle()
-        if session.shutdown_requested:
+        if (
+            session.shutdown_requested
+            or session.abort_message
+            or _failed(session.agent.messages[before:])
+        ):
             break
     added = session.agent.messages[start:]
     return next((m for m in reversed(added) if m.role == "assistant"), None)
+
+
+def _failed(messages: list[Any]) -> bool:
+    last = next((m for m in reversed(messages) if m.role == "assistant"), None)
+    return last is not None and last.stop_reason in ("error", "aborted")

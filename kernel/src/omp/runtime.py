@@ -199,6 +199,7 @@ class AgentSession:
     ) -> None:
         """The whole prompt flow: input hooks, slash commands, before_agent_start, run."""
         await self.start()
+        self.abort_message = None
         outcome = await self.call_hook(
             "omp_input", InputEvent(text=text, images=images, source=source)
         )

@@ -129,7 +129,11 @@ class Harness:
         )
         if options.get("no_session") is False:
             options.pop("no_session")
-        return open_session(runtime, SessionOptions(flags=flags, **options))
+        from omp.ui import EventUI
+
+        session = open_session(runtime, SessionOptions(flags=flags, **options))
+        session.ui = EventUI(session)  # ctx.ui.notify() becomes a notice event to assert on
+        return session
 
     def run(
         self, session: Any, *prompts: str, during: Callable[[Any], Any] | None = None

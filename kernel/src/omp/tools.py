@@ -89,10 +89,9 @@ class Tool:
         return self._execute(call_id, params, signal, on_update, ctx)
 
     def json_schema(self) -> dict[str, Any]:
+        """The parameters' JSON schema as the model sees it (see ``compact_schema``)."""
         if self._schema is None:
-            schema = self.parameters.model_json_schema()
-            schema.pop("title", None)
-            self._schema = schema
+            self._schema = compact_schema(self.parameters.model_json_schema())
         return self._schema
 
     def spec(self) -> dict[str, Any]:
@@ -105,6 +104,40 @@ class Tool:
 
     def validate(self, arguments: dict[str, Any]) -> Any:
         return self.parameters.model_validate(arguments)
+
+
+def compact_schema(schema: Any, top: bool = True) -> Any:
+    """A smaller schema with the same meaning for the model: no titles, no class
+    docstring, and an optional field's ``anyOf [X, null]`` with ``default: null``
+    shortened to X (leaving it out already means null). Every provider sends this, so
+    every token saved is saved on every request."""
+    if isinstance(schema, list):
+        return [compact_schema(item, False) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {
+        k: compact_schema(v, False)
+        for k, v in schema.items()
+        if k != "title" and not (top and k == "description")
+    }
+    properties = out.get("properties")
+    if isinstance(properties, dict):
+        required = set(out.get("required", []))
+        for name, prop in properties.items():
+            if name not in required and isinstance(prop, dict):
+                properties[name] = _drop_null_option(prop)
+    return out
+
+
+def _drop_null_option(prop: dict[str, Any]) -> dict[str, Any]:
+    options = prop.get("anyOf")
+    if not isinstance(options, list) or "default" not in prop or prop["default"] is not None:
+        return prop
+    rest = [o for o in options if o != {"type": "null"}]
+    if len(rest) != 1 or len(rest) == len(options):
+        return prop
+    merged = {k: v for k, v in prop.items() if k not in ("anyOf", "default")}
+    return {**rest[0], **merged}
 
 
 def describe_validation_error(tool_name: str, exc: ValidationError) -> str:

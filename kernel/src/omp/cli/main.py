@@ -150,12 +150,14 @@ def _choose_mode(parsed: Any, modes: dict[str, Any]) -> str:
 
 
 def _prompts(parsed: Any) -> list[str]:
-    """The prompt: the message arguments, with piped stdin appended (or stdin alone)."""
-    prompts = [" ".join(parsed.messages)] if parsed.messages else []
+    """Each message argument is one prompt, run in order (as omp does: ``omp -p "/seqthink
+    3" "fix it"`` runs a command, then a prompt); piped stdin joins the first (or is the
+    prompt on its own)."""
+    prompts = [m for m in parsed.messages if m.strip()]
     if not sys.stdin.isatty() and (not prompts or _stdin_ready()):
         piped = sys.stdin.read()
         if piped.strip():
-            prompts = [f"{prompts[0]}\n\n{piped}" if prompts else piped]
+            prompts = [f"{prompts[0]}\n\n{piped}", *prompts[1:]] if prompts else [piped]
     return prompts
 
 

@@ -14,8 +14,15 @@ from omp.modes import run_prompts
 
 @omp.hookimpl
 def omp_register_modes(api):
+    from omp.ui import EventUI
+
     return [
-        RunMode("json", "Print the session header, then every event as a JSON line", run=run_json)
+        RunMode(
+            "json",
+            "Print the session header, then every event as a JSON line",
+            run=run_json,
+            make_ui=EventUI,
+        )
     ]
 
 

@@ -34,6 +34,9 @@ def omp_session_start(ctx, api):
     from omp_scripted.provider import script_path
 
     path = script_path(api, ctx.settings.data)
+    if api.get_flag("model") or api.get_flag("script"):
+        ctx.ui.notify(f"replaying the script {path}: no model is called")
+        return
     ctx.ui.notify(
         f"no real model provider is configured, so omp is replaying the recorded script "
         f"{path} (model scripted/demo): the answers are canned and no model is called.",
