@@ -75,7 +75,7 @@ def read_session(path: Path) -> list[dict[str, Any]]:
     """Every line of a session file, parsed; each line must be complete JSON."""
     data = path.read_bytes()
     assert data.endswith(b"\n"), f"{path} does not end with a newline"
-    return [json.loads(line) for line in data.decode("utf-8").splitlines()]
+    return [json.loads(line) for line in data.decode("utf-8").split("\n")[:-1]]
 
 
 def messages_of(entries: Sequence[dict[str, Any]], role: str | None = None) -> list[dict]:

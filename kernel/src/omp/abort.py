@@ -44,6 +44,10 @@ class AbortSignal:
         else:
             self._listeners.append(listener)
 
+    def remove_listener(self, listener: Callable[[], None]) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
     async def wait(self) -> None:
         if self.aborted:
             return

@@ -79,10 +79,21 @@ class HookDispatcher:
         self.pm = pm
         self._report_error = report_error
         self._trace = os.environ.get("OMP_TRACE_PLUGINS") == "1"
+        self._orders: dict[str, list[pluggy.HookImpl]] = {}
+        self._generation = -1
 
-    def has_impls(self, hook_name: str) -> bool:
-        caller = getattr(self.pm.hook, hook_name, None)
-        return bool(caller and caller.get_hookimpls())
+    def _order(self, hook_name: str) -> list[pluggy.HookImpl]:
+        """call_order, cached until a plugin is registered or unregistered."""
+        generation = getattr(self.pm, "generation", None)
+        if generation is None:
+            return call_order(self.pm, hook_name)
+        if generation != self._generation:
+            self._orders.clear()
+            self._generation = generation
+        order = self._orders.get(hook_name)
+        if order is None:
+            order = self._orders[hook_name] = call_order(self.pm, hook_name)
+        return order
 
     async def _invoke(self, impl: pluggy.HookImpl, kwargs: dict[str, Any]) -> Any:
         result = impl.function(**{name: kwargs[name] for name in impl.argnames})
@@ -111,7 +122,7 @@ class HookDispatcher:
         the winning SessionBeforeDecision or None; first_result -> the winning
         ExecutionOverride or None.
         """
-        impls = call_order(self.pm, hook_name)
+        impls = self._order(hook_name)
         if not impls:
             return ChainOutcome(event) if rule_of(hook_name) == "chain" else None
         kwargs = {"event": event, "ctx": ctx, "api": api}

@@ -436,27 +436,27 @@ def _preview(message: Any) -> str:
 
 
 async def _race(work: Awaitable[None], signal: AbortSignal) -> str | None:
-    """Run ``work`` until it ends or ``signal`` aborts (then cancel it).
+    """Run ``work`` as a task until it ends or ``signal`` aborts (which cancels it).
 
-    Returns the error message if the work raised, else None.
+    Returns None when the work finished, "aborted" when the signal stopped it, or the
+    message of the exception it raised.
     """
     task = asyncio.ensure_future(work)
-    stopper = asyncio.ensure_future(signal.wait())
+    loop = asyncio.get_running_loop()
+
+    def cancel() -> None:
+        loop.call_soon_threadsafe(task.cancel)
+
+    signal.add_listener(cancel)
     try:
-        await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        stopper.cancel()
-    if not task.done():
-        task.cancel()
-        try:
-            await task
-        except (asyncio.CancelledError, Exception):
-            pass
+        await task
+    except asyncio.CancelledError:
+        if not signal.aborted:
+            raise
         return "aborted"
-    if task.cancelled():
-        return "cancelled"
-    exc = task.exception()
-    if exc is None:
-        return None
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    except Exception as exc:
+        text = str(exc).strip()
+        return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    finally:
+        signal.remove_listener(cancel)
+    return None

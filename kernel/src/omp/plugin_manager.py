@@ -51,10 +51,24 @@ def call_order(pm: pluggy.PluginManager, hook_name: str) -> list[pluggy.HookImpl
     return [i for i in reversed(impls) if not (i.hookwrapper or i.wrapper)]
 
 
+class OmpPluginManager(pluggy.PluginManager):
+    """pluggy's manager that counts registrations, so hook call orders can be cached."""
+
+    generation = 0
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        self.generation += 1
+        return super().register(plugin, name)
+
+    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
+        self.generation += 1
+        return super().unregister(plugin, name)
+
+
 def new_plugin_manager() -> pluggy.PluginManager:
     from omp import hookspecs
 
-    pm = pluggy.PluginManager("omp")
+    pm = OmpPluginManager("omp")
     pm.add_hookspecs(hookspecs)
     return pm
 
