@@ -321,3 +321,52 @@ def test_verbose_print_rendering_and_tree():
     )
     assert render_thought(event, {"mode": "print"}) == ["thought 2/5: check the edge (revises #1)"]
     assert render_thought(event, {"mode": "tui"}) == ["↺ 2/5 check the edge (revises #1)"]
+
+
+def test_the_history_kept_per_prompt_is_capped_by_a_setting(notes):
+    from omp_sequential_thinking.plugin import STATES
+
+    (notes.cwd / ".omp").mkdir()
+    (notes.cwd / ".omp/settings.json").write_text(
+        json.dumps({"sequentialThinking": {"maxHistory": 2}})
+    )
+    session = notes.session(
+        script=[think(n, 4) for n in range(1, 5)] + [{"text": "ok"}], flags={"seq-thoughts": 4}
+    )
+    seen = {}
+
+    class Peek:
+        @omp.hookimpl
+        def omp_agent_end(self, ctx):
+            state = STATES[ctx.session.session_id]
+            seen.update(recorded=state.recorded, kept=[t.number for t in state.history])
+
+    session.dispatcher.pm.register(Peek())
+    notes.run(session, "go")
+    assert seen == {"recorded": 4, "kept": [3, 4]}
+
+
+def test_branching_back_rebuilds_the_progress_of_that_branch(notes):
+    from omp.contrib import Command
+    from omp_sequential_thinking.plugin import STATES
+
+    class Back:
+        @omp.hookimpl
+        def omp_register_commands(self, api):
+            async def handler(args, ctx):
+                entries = ctx.session.branch_entries()
+                second = [
+                    e
+                    for e in entries
+                    if e["type"] == "message" and e["message"]["role"] == "toolResult"
+                ][1]
+                await ctx.branch(second["id"])
+                state = STATES[ctx.session.session_id]
+                Back.after = state.recorded
+
+            return [Command("back", "branch back to the second thought", handler)]
+
+    script = [think(1), think(2), think(3), {"text": "done"}]
+    session = notes.session([Back()], script=script, flags={"seq-thoughts": 3})
+    notes.run(session, "go", "/back")
+    assert Back.after == 2
