@@ -51,7 +51,11 @@ class EventBus:
 class OmpAPI:
     """Runtime actions: messages, session entries, flags, tools, model, thinking, exec."""
 
-    def __init__(self) -> None:
+    def __init__(self, cwd: Any = None, agent_dir: Any = None) -> None:
+        self.cwd = cwd
+        """The working directory (a Path), known while plugins load."""
+        self.agent_dir = agent_dir
+        """The agent directory (~/.omp/agent or $OMP_CODING_AGENT_DIR), a Path."""
         self._session: Any = None
         self._flags: dict[str, Any] | None = None
         self.events = EventBus(self._report_bus_error)

@@ -59,7 +59,7 @@ def load_runtime(
         entry_points=entry_points,
         extra_plugins=extra_plugins,
     )
-    api = OmpAPI()
+    api = OmpAPI(cwd=cwd, agent_dir=home)
     contributions = collect(host, api, ["flags", *(kinds or [])])
     return Runtime(cwd, home, settings, host, api, contributions)
 
@@ -105,31 +105,78 @@ def _split_thinking(pattern: str) -> tuple[str, str | None]:
 
 def _select_model(
     runtime: Runtime, models: Any, options: SessionOptions, session_model: str | None
-) -> tuple[Any, str | None]:
+) -> tuple[Any, str | None, list[str]]:
+    """The model, a thinking level from a ``:level`` suffix, and notices to announce
+    (every fallback from what was configured to something else is said out loud)."""
     settings = runtime.settings.data
-    if not models.providers:
-        raise OmpError(
-            "no providers are installed, so there is no model to talk to; install "
-            "a provider plugin (pip install omp) or check `omp plugins`"
-        )
-    thinking = None
+    require_providers(runtime)
+    api_key = options.flags.get("api-key")
     pattern = options.model or None
+    if api_key and not pattern:
+        raise UsageError("--api-key needs --model: name the model whose provider it is for")
     if pattern:
         pattern, thinking = _split_thinking(pattern)
         model = models.resolve(pattern)
-        reason = models.provider_of(model).unavailable_reason(settings)
+        provider = models.provider_of(model)
+        if api_key:
+            provider.cli_api_key = api_key
+        reason = provider.unavailable_reason(settings)
         if reason:
             raise OmpError(f"model {model.key} cannot be used: {reason}")
-        return model, thinking
-    for candidate in (session_model, runtime.settings.get("defaultModel")):
-        if candidate:
-            model = models.find(candidate) or None
-            if model and not models.provider_of(model).unavailable_reason(settings):
-                return model, None
+        return model, thinking, []
+    notices: list[str] = []
+    for label, candidate in (
+        ("this session's model", session_model),
+        ("the defaultModel setting", runtime.settings.get("defaultModel")),
+    ):
+        if not candidate:
+            continue
+        model = models.find(candidate)
+        why = (
+            "it is not installed"
+            if model is None
+            else models.provider_of(model).unavailable_reason(settings)
+        )
+        if not why:
+            return model, None, _instead(notices, model)
+        notices.append(f"{label} {candidate} cannot be used ({why})")
     model, reasons = models.default(settings)
     if model is None:
         raise OmpError("no provider can be used: " + "; ".join(reasons))
-    return model, None
+    return model, None, _instead(notices, model)
+
+
+def _instead(notices: list[str], model: Any) -> list[str]:
+    return [f"{n}; using {model.key} instead" for n in notices]
+
+
+def model_registry(runtime: Runtime) -> Any:
+    """Every installed provider, plus the user's custom ones that cannot be served."""
+    from omp.providers import ModelRegistry
+
+    providers = runtime.contributions.of("providers")
+    providers += _unusable_custom_providers(runtime, {p.name for p in providers})
+    return ModelRegistry(providers)
+
+
+def _unusable_custom_providers(runtime: Runtime, registered: set[str]) -> list[Any]:
+    """Providers from the user's models file that no installed plugin serves, so that
+    naming one says why it cannot be used instead of 'unknown model'."""
+    from omp.llm.config import load_providers, user_models_file
+    from omp.llm.provider import UnusableProvider
+
+    if user_models_file(runtime.agent_dir) is None:
+        return []
+    apis = sorted({p.api for p in runtime.contributions.of("providers")})
+    unusable = []
+    for config in load_providers(runtime.agent_dir):
+        if config.source != "catalogue" and config.name not in registered:
+            reason = (
+                f"its api {config.api!r} (in {config.source}) is not served by any "
+                f"installed plugin; installed apis: {', '.join(apis) or 'none'}"
+            )
+            unusable.append(UnusableProvider(config, reason))
+    return unusable
 
 
 def _open_session_file(runtime: Runtime, options: SessionOptions) -> Any:
@@ -161,14 +208,13 @@ def open_session(
     runtime: Runtime, options: SessionOptions, *, ui: Any = None, has_ui: bool = False
 ) -> Any:
     """Everything a run needs, as an AgentSession (not yet started)."""
-    from omp.providers import ModelRegistry
     from omp.runtime import AgentSession
     from omp.system_prompt import build_system_prompt, read_text_or_file
     from omp.tools import ToolRegistry
 
     contributions = runtime.contributions
     runtime.api._set_flags(options.flags)
-    models = ModelRegistry(contributions.of("providers"))
+    models = model_registry(runtime)
     tools = ToolRegistry(contributions.of("tools"))
     if options.no_tools:
         tools.set_active([])
@@ -176,7 +222,7 @@ def open_session(
         tools.set_active(options.tools)
     session_file = _open_session_file(runtime, options)
     state = session_file.build_context()
-    model, suffix_level = _select_model(runtime, models, options, state.model)
+    model, suffix_level, notices = _select_model(runtime, models, options, state.model)
     thinking = (
         options.thinking
         or suffix_level
@@ -217,6 +263,7 @@ def open_session(
         thinking_level=thinking,
         renderers={(r.kind, r.name): r for r in contributions.of("renderers")},
     )
+    session.startup_notices.extend(notices)
     if thinking != (state.thinking_level or "off"):
         session_file.append_thinking_level_change(thinking)
     return session

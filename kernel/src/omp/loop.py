@@ -20,6 +20,8 @@ from omp.abort import AbortSignal
 from omp.events import (
     AgentEndEvent,
     AgentStartEvent,
+    AutoRetryEndEvent,
+    AutoRetryStartEvent,
     ContextEvent,
     Event,
     MessageEndEvent,
@@ -240,6 +242,23 @@ class Agent:
                 elif kind == "error":
                     state["final"] = event["error"]
                     return
+                elif kind == "auto_retry_start":
+                    await self._emit(
+                        AutoRetryStartEvent(
+                            attempt=event["attempt"],
+                            max_attempts=event["maxAttempts"],
+                            delay_ms=event["delayMs"],
+                            error_message=event["errorMessage"],
+                        )
+                    )
+                elif kind == "auto_retry_end":
+                    await self._emit(
+                        AutoRetryEndEvent(
+                            success=event["success"],
+                            attempt=event["attempt"],
+                            final_error=event.get("finalError"),
+                        )
+                    )
                 else:
                     if state["message"] is None:
                         state["message"] = event["partial"]

@@ -89,6 +89,8 @@ class Usage(WireModel):
     cache_write: int = 0
     total_tokens: int = 0
     cost: Cost = Field(default_factory=Cost)
+    unpriced: bool | None = None
+    """Set when the model has no price entry: the cost is unknown, not zero."""
 
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
@@ -120,6 +122,9 @@ class AssistantMessage(WireModel):
     usage: Usage = Field(default_factory=Usage)
     stop_reason: StopReason = "stop"
     error_message: str | None = None
+    error_kind: str | None = None
+    """Why it failed, when known: context_overflow, overloaded_error, timeout, ..."""
+    error_status: int | None = None
     timestamp: int = Field(default_factory=now_ms)
 
     @property

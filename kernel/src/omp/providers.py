@@ -36,6 +36,10 @@ class Model:
     reasoning: bool = False
     input: tuple[str, ...] = ("text",)
     cost: dict[str, float] = field(default_factory=dict)
+    """Dollars per million tokens: input, output, cacheRead, cacheWrite (empty: unpriced)."""
+    compat: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    thinking_level_map: dict[str, Any] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -72,6 +76,8 @@ class Provider:
     name: str = ""
     api: str = ""
     fallback: bool = False
+    priority: int = 1000
+    """Lower is preferred when no model is named; fallback providers always come last."""
 
     def __init__(self, models: list[Model] | None = None) -> None:
         self.models: list[Model] = list(models or [])
@@ -208,7 +214,11 @@ class ModelRegistry:
 
     def __init__(self, providers: list[Provider]) -> None:
         self.providers = {p.name: p for p in providers}
-        self.models: list[Model] = [m for p in providers for m in p.models]
+
+    @property
+    def models(self) -> list[Model]:
+        """Every provider's models now (a local provider may discover its models late)."""
+        return [m for p in self.providers.values() for m in p.models]
 
     def provider_of(self, model: Model) -> Provider:
         return self.providers[model.provider]
@@ -247,7 +257,7 @@ class ModelRegistry:
     def default(self, settings: dict[str, Any]) -> tuple[Model | None, list[str]]:
         """The model to use without --model, and why other providers were passed over."""
         reasons: list[str] = []
-        ordered = sorted(self.providers.values(), key=lambda p: p.fallback)
+        ordered = sorted(self.providers.values(), key=lambda p: (p.fallback, p.priority))
         for provider in ordered:
             if not provider.models:
                 continue

@@ -77,6 +77,8 @@ class AgentSession:
         self.next_turn: list[Any] = []
         self.shutdown_requested = False
         self.abort_message: str | None = None
+        self.startup_notices: list[str] = []
+        """Warnings to announce when the session starts (a model fallback, say)."""
         self.renderers: dict[tuple[str, str], Any] = dict(renderers or {})
         self.dispatcher = HookDispatcher(pm, self._report_extension_error)
         self.context = HandlerContext(self)
@@ -146,7 +148,7 @@ class AgentSession:
             return
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
-        for warning in self.session_file.load_warnings:
+        for warning in [*self.session_file.load_warnings, *self.startup_notices]:
             await self.notice(warning, "warning")
         model = self.agent.model
         if model is not None and self.session_file.build_context().model != model.key:
@@ -292,6 +294,29 @@ class AgentSession:
         self._on_loop(
             lambda: self._spawn(self._notify(ThinkingLevelChangedEvent(thinking_level=level)))
         )
+
+    def usage_totals(self) -> dict[str, Any]:
+        """Tokens and dollars of every model response in the conversation; ``unpriced``
+        counts responses from models without a price entry (their cost is unknown)."""
+        totals: dict[str, Any] = {
+            "requests": 0,
+            "input": 0,
+            "output": 0,
+            "cache_read": 0,
+            "cache_write": 0,
+            "cost": 0.0,
+            "unpriced": 0,
+        }
+        for message in self.agent.messages:
+            usage = getattr(message, "usage", None)
+            if getattr(message, "role", "") != "assistant" or usage is None:
+                continue
+            totals["requests"] += 1
+            for key in ("input", "output", "cache_read", "cache_write"):
+                totals[key] += getattr(usage, key)
+            totals["cost"] += usage.cost.total
+            totals["unpriced"] += 1 if usage.unpriced else 0
+        return totals
 
     def context_usage(self) -> dict[str, Any] | None:
         model = self.agent.model

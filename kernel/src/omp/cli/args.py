@@ -24,6 +24,7 @@ BUILTIN_FLAGS: list[Flag] = [
         "string",
         metavar="PATTERN",
     ),
+    Flag("api-key", "API key for the provider of --model (never stored)", "string", metavar="KEY"),
     Flag(
         "thinking",
         "Thinking level: off, minimal, low, medium, high, xhigh",
@@ -65,7 +66,10 @@ BUILTIN_FLAGS: list[Flag] = [
     Flag("help", "Show this help and exit", short="-h"),
 ]
 REPEATABLE = {"extension"}
-SUBCOMMANDS = {"plugins": "List loaded plugins, where they came from and their hooks"}
+SUBCOMMANDS = {
+    "plugins": "List loaded plugins, where they came from and their hooks",
+    "models": "List available models (optionally matching SEARCH) and which can be used",
+}
 
 
 @dataclass

@@ -69,11 +69,16 @@ def _run(argv: list[str]) -> int:
         print(cli_args.render_help(plugin_flags, owners, sorted(runtime.modes)), end="")
         return 0
     parsed = cli_args.parse(argv, plugin_flags)
+    runtime.api._set_flags(parsed.values)
     if parsed["version"]:
         from omp import __version__
 
         print(f"omp {__version__}")
         return 0
+    if parsed.subcommand == "models":
+        from omp.cli.models_cmd import print_models
+
+        return print_models(runtime, " ".join(parsed.messages))
     if parsed.subcommand == "plugins":
         from omp.cli.plugins_cmd import print_plugins
 

@@ -56,6 +56,17 @@ def _lines(session: Any, event: Any, verbose: bool) -> list[str]:
     return []
 
 
+def _usage_line(totals: dict[str, Any]) -> str:
+    cost = f"${totals['cost']:.4f}"
+    if totals["unpriced"]:
+        cost += f" (+{totals['unpriced']} unpriced response(s))"
+    return (
+        f"usage: {totals['requests']} request(s), {totals['input']} in, "
+        f"{totals['output']} out, {totals['cache_read']} cache read, "
+        f"{totals['cache_write']} cache write, {cost}"
+    )
+
+
 async def run_print(session: Any, request: Any) -> int:
     if not request.prompts:
         print("omp: no prompt given: pass text after -p, or pipe it on stdin", file=sys.stderr)
@@ -67,6 +78,8 @@ async def run_print(session: Any, request: Any) -> int:
 
     session.subscribe(on_event)
     final = await run_prompts(session, request.prompts)
+    if request.verbose:
+        print(f"omp: {_usage_line(session.usage_totals())}", file=sys.stderr)
     if session.abort_message:
         return 1  # the reason was reported as an error notice when the run stopped
     if final is None:

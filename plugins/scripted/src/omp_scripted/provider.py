@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from omp.errors import OmpError
+from omp.llm.usage import apply_cost
 from omp.messages import Usage, content_text
 from omp.providers import AssistantStream, LlmContext, Model, Provider, StreamOptions
 
@@ -123,11 +124,11 @@ class ScriptedProvider(Provider):
             yield out.toolcall_delta(encoded[:middle])
             yield out.toolcall_delta(encoded[middle:])
             yield out.toolcall_end()
-        out.message.usage = _usage(context, out.message, step.usage)
+        out.message.usage = _usage(context, out.message, step.usage, model)
         yield out.done(step.stop_reason)
 
 
-def _usage(context: LlmContext, message: Any, given: dict[str, int]) -> Usage:
+def _usage(context: LlmContext, message: Any, given: dict[str, int], model: Model) -> Usage:
     """Recorded token counts, or an estimate of about four characters a token."""
     prompt_chars = len(context.system_prompt) + sum(
         len(content_text(m.content)) if m.role != "assistant" else len(m.text)
@@ -137,5 +138,4 @@ def _usage(context: LlmContext, message: Any, given: dict[str, int]) -> Usage:
     usage = Usage(
         input=given.get("input", prompt_chars // 4), output=given.get("output", reply_chars // 4)
     )
-    usage.total_tokens = usage.input + usage.output
-    return usage
+    return apply_cost(usage, model)

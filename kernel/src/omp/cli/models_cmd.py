@@ -1,0 +1,57 @@
+"""``omp models [SEARCH]``: every model the installed providers offer, and whether each
+can be used now (a key was found, the local server answers) or why not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _price(model: Any) -> str:
+    if not model.cost:
+        return "unpriced"
+    return f"${model.cost.get('input', 0):g}/${model.cost.get('output', 0):g}"
+
+
+def _tokens(count: int) -> str:
+    return f"{count // 1000}k" if count >= 1000 else str(count)
+
+
+def print_models(runtime: Any, search: str) -> int:
+    from omp.bootstrap import model_registry
+
+    registry = model_registry(runtime)
+    settings = runtime.settings.data
+    needle = search.lower()
+    rows = []
+    status_of: dict[str, str] = {}
+    for provider in sorted(registry.providers.values(), key=lambda p: (p.fallback, p.priority)):
+        matches = [
+            m for m in provider.models if needle in m.key.lower() or needle in m.name.lower()
+        ]
+        if not matches:
+            continue
+        if provider.name not in status_of:
+            why = provider.unavailable_reason(settings)
+            status_of[provider.name] = "ready" if why is None else why
+        for model in (m for m in provider.models if m in matches):
+            rows.append(
+                (
+                    model.key,
+                    _tokens(model.context_window),
+                    _tokens(model.max_tokens),
+                    "yes" if model.reasoning else "no",
+                    _price(model),
+                    status_of[provider.name],
+                )
+            )
+    if not rows:
+        print(f"no models match {search!r}" if search else "no models are installed")
+        return 1 if search else 0
+    header = ("model", "context", "max out", "thinks", "$/M in/out", "status")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(5)]
+    for row in [header, *rows]:
+        cells = [row[i].ljust(widths[i]) for i in range(5)]
+        print("  ".join([*cells, row[5]]).rstrip())
+    ready = sum(1 for s in status_of.values() if s == "ready")
+    print(f"\n{len(rows)} models from {len(status_of)} providers; {ready} provider(s) ready")
+    return 0

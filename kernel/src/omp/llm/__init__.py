@@ -1,0 +1,7 @@
+"""What every HTTP provider plugin shares, with no HTTP library of its own: stream
+parsing (SSE, NDJSON), error classification, retries with backoff, timeouts, API keys,
+the model catalogue, custom models (models.json / models.yml) and cost.
+
+Provider plugins bring httpx and call ``omp.llm.transport.stream_lines`` with their
+client; the kernel itself never imports httpx.
+"""

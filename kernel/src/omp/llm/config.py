@@ -1,0 +1,296 @@
+"""Providers and models: the bundled catalogue, the user's models.json / models.yml, and
+API keys (``--api-key``, then ``auth.json``, then environment variables).
+
+The user's file has the shape pi and omp accept, so an existing one works unchanged:
+``{"providers": {"name": {"baseUrl", "api", "apiKey", "headers", "compat",
+"authHeader", "models": [{"id", ...}], "modelOverrides": {...}}}}``. ``apiKey`` and
+header values are the name of an environment variable, a literal, or ``!command``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from omp.errors import OmpError
+from omp.providers import Model
+
+MODEL_DEFAULTS = {"contextWindow": 128_000, "maxTokens": 16_384}
+
+
+@dataclass
+class ProviderConfig:
+    name: str
+    api: str
+    base_url: str
+    models: list[Model]
+    key_env: list[str] = field(default_factory=list)
+    api_key: str | None = None
+    """As written in models.json: an environment variable's name, a literal or !command."""
+    headers: dict[str, str] = field(default_factory=dict)
+    compat: dict[str, Any] = field(default_factory=dict)
+    auth_header: bool = True
+    priority: int = 1000
+    local: bool = False
+    source: str = "catalogue"
+
+
+def _model(
+    provider: str,
+    api: str,
+    base_url: str,
+    data: dict[str, Any],
+    compat: dict[str, Any],
+    headers: dict[str, str],
+) -> Model:
+    if not isinstance(data.get("id"), str) or not data["id"]:
+        raise ValueError("every model needs a string id")
+    merged = {**MODEL_DEFAULTS, **data}
+    return Model(
+        provider=provider,
+        id=merged["id"],
+        name=str(merged.get("name") or merged["id"]),
+        api=str(merged.get("api") or api),
+        base_url=str(merged.get("baseUrl") or base_url),
+        context_window=int(merged["contextWindow"]),
+        max_tokens=int(merged["maxTokens"]),
+        reasoning=bool(merged.get("reasoning", False)),
+        input=tuple(merged.get("input") or ("text",)),
+        cost={k: float(v) for k, v in (merged.get("cost") or {}).items()},
+        compat={**compat, **(merged.get("compat") or {})},
+        headers={**headers, **(merged.get("headers") or {})},
+        thinking_level_map=dict(merged.get("thinkingLevelMap") or {}),
+    )
+
+
+@lru_cache(maxsize=1)
+def _catalogue() -> dict[str, Any]:
+    text = resources.files("omp.llm").joinpath("catalogue.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def catalogue_providers() -> dict[str, ProviderConfig]:
+    providers: dict[str, ProviderConfig] = {}
+    for name, data in _catalogue()["providers"].items():
+        compat, headers = data.get("compat") or {}, data.get("headers") or {}
+        models = [
+            _model(name, data["api"], data["baseUrl"], m, compat, headers)
+            for m in data.get("models", [])
+        ]
+        providers[name] = ProviderConfig(
+            name=name,
+            api=data["api"],
+            base_url=data["baseUrl"],
+            models=models,
+            key_env=list(data.get("keyEnv") or []),
+            headers=headers,
+            compat=compat,
+            priority=int(data.get("priority", 1000)),
+            local=bool(data.get("local", False)),
+        )
+    return providers
+
+
+def user_models_file(agent_dir: Path) -> Path | None:
+    for name in ("models.json", "models.yml", "models.yaml"):
+        path = agent_dir / name
+        if path.is_file():
+            return path
+    return None
+
+
+def _read_user_file(path: Path) -> dict[str, Any]:
+    text = path.read_text(encoding="utf-8")
+    try:
+        if path.suffix == ".json":
+            data = json.loads(text)
+        else:
+            try:
+                import yaml
+            except ImportError:
+                raise OmpError(
+                    f"cannot read {path}: reading YAML needs PyYAML "
+                    "(pip install pyyaml), or use models.json"
+                ) from None
+            data = yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise OmpError(
+            f"invalid {path}: line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from None
+    except OmpError:
+        raise
+    except Exception as exc:
+        raise OmpError(f"invalid {path}: {' '.join(str(exc).split())}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("providers", {}), dict):
+        raise OmpError(f'invalid {path}: expected an object with a "providers" object')
+    return data
+
+
+def load_providers(agent_dir: Path) -> list[ProviderConfig]:
+    """The catalogue with the user's file applied: new providers added, built-in ones
+    re-pointed (baseUrl, headers, apiKey), models upserted by id, overrides applied."""
+    providers = catalogue_providers()
+    path = user_models_file(agent_dir)
+    if path is not None:
+        for name, data in _read_user_file(path).get("providers", {}).items():
+            try:
+                providers[name] = _apply_user_provider(providers.get(name), name, data, path)
+            except (TypeError, ValueError) as exc:
+                raise OmpError(f"invalid provider {name!r} in {path}: {exc}") from None
+    return sorted(providers.values(), key=lambda p: (p.priority, p.name))
+
+
+def _apply_user_provider(
+    base: ProviderConfig | None, name: str, data: dict[str, Any], path: Path
+) -> ProviderConfig:
+    if not isinstance(data, dict):
+        raise ValueError("expected an object")
+    api = data.get("api") or (base.api if base else None)
+    base_url = data.get("baseUrl") or (base.base_url if base else None)
+    if not api:
+        raise ValueError(
+            'needs "api" (openai-completions, openai-responses, '
+            "anthropic-messages or google-generative-ai)"
+        )
+    if not base_url:
+        raise ValueError('needs "baseUrl"')
+    compat = {**(base.compat if base else {}), **(data.get("compat") or {})}
+    headers = {**(base.headers if base else {}), **(data.get("headers") or {})}
+    models = {
+        m.id: replace(m, base_url=data.get("baseUrl") or m.base_url)
+        for m in (base.models if base else [])
+    }
+    for model_id, patch in (data.get("modelOverrides") or {}).items():
+        if model_id in models:
+            models[model_id] = _override(models[model_id], patch)
+    for raw in data.get("models") or []:
+        model = _model(name, api, base_url, raw, compat, headers)
+        models[model.id] = model
+    return ProviderConfig(
+        name=name,
+        api=api,
+        base_url=base_url,
+        models=list(models.values()),
+        key_env=list(base.key_env) if base else [],
+        api_key=data.get("apiKey"),
+        headers=headers,
+        compat=compat,
+        auth_header=bool(data.get("authHeader", True)),
+        priority=base.priority if base else 500,
+        local=base.local if base else False,
+        source=str(path),
+    )
+
+
+def _override(model: Model, patch: dict[str, Any]) -> Model:
+    changes: dict[str, Any] = {}
+    for key, attr in (
+        ("name", "name"),
+        ("reasoning", "reasoning"),
+        ("contextWindow", "context_window"),
+        ("maxTokens", "max_tokens"),
+    ):
+        if key in patch:
+            changes[attr] = patch[key]
+    if "input" in patch:
+        changes["input"] = tuple(patch["input"])
+    if "cost" in patch:
+        changes["cost"] = {**model.cost, **{k: float(v) for k, v in patch["cost"].items()}}
+    if "compat" in patch:
+        changes["compat"] = {**model.compat, **patch["compat"]}
+    if "headers" in patch:
+        changes["headers"] = {**model.headers, **patch["headers"]}
+    return replace(model, **changes)
+
+
+# -- keys ------------------------------------------------------------------------------
+
+
+def auth_file(agent_dir: Path) -> Path:
+    return agent_dir / "auth.json"
+
+
+def _stored_key(agent_dir: Path, provider: str) -> str | None:
+    path = auth_file(agent_dir)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise OmpError(f"cannot read {path}: {' '.join(str(exc).split())}") from None
+    entry = data.get(provider) if isinstance(data, dict) else None
+    if isinstance(entry, str):
+        return entry
+    if isinstance(entry, dict):
+        value = entry.get("key") or entry.get("apiKey") or entry.get("access")
+        return value if isinstance(value, str) else None
+    return None
+
+
+def save_api_key(agent_dir: Path, provider: str, key: str) -> Path:
+    """Store a key in auth.json, created readable by the owner only (0600)."""
+    path = auth_file(agent_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        data = {}
+    data[provider] = {"type": "api_key", "key": key}
+    fd = os.open(path.with_suffix(".tmp"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(data, handle, indent=2)
+    os.replace(path.with_suffix(".tmp"), path)
+    os.chmod(path, 0o600)
+    return path
+
+
+def resolve_value(value: str, env: dict[str, str] | os._Environ[str]) -> str | None:
+    """A models.json value: ``!command`` runs it, an environment variable's name gives
+    its value, anything else is the literal."""
+    if value.startswith("!"):
+        try:
+            done = subprocess.run(
+                value[1:], shell=True, capture_output=True, text=True, timeout=10, check=False
+            )
+        except subprocess.TimeoutExpired:
+            raise OmpError(f"the command for a key took longer than 10 s: {value[1:]}") from None
+        if done.returncode != 0:
+            raise OmpError(f"the command for a key failed (exit {done.returncode}): {value[1:]}")
+        return done.stdout.strip() or None
+    if value in env:
+        return env[value] or None
+    return value
+
+
+def key_source(config: ProviderConfig, agent_dir: Path, env: Any = None) -> str | None:
+    """Where this provider's key would come from, without running any command."""
+    env = os.environ if env is None else env
+    if config.api_key:
+        if config.api_key.startswith("!"):
+            return "command in " + config.source
+        return f"${config.api_key}" if config.api_key in env else config.source
+    if _stored_key(agent_dir, config.name):
+        return str(auth_file(agent_dir))
+    return next((f"${name}" for name in config.key_env if env.get(name)), None)
+
+
+def resolve_key(
+    config: ProviderConfig, agent_dir: Path, cli_key: str | None = None, env: Any = None
+) -> str | None:
+    """The key to send: --api-key, then auth.json, then models.json's apiKey, then the
+    provider's usual environment variables."""
+    env = os.environ if env is None else env
+    if cli_key:
+        return cli_key
+    stored = _stored_key(agent_dir, config.name)
+    if stored:
+        return stored
+    if config.api_key:
+        return resolve_value(config.api_key, env)
+    return next((env[name] for name in config.key_env if env.get(name)), None)

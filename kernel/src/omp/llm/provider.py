@@ -1,0 +1,175 @@
+"""HttpProvider: a provider configured by the catalogue or models.json, whose wire format
+is implemented by an API plugin (``WireApi``). Keys, availability and retries are
+handled here once, for every API."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from omp.errors import OmpError
+from omp.llm.config import ProviderConfig, auth_file, key_source, resolve_key, resolve_value
+from omp.llm.driver import run_stream
+from omp.llm.errors import ProviderError
+from omp.providers import AssistantStream, LlmContext, Model, Provider, StreamOptions
+
+
+class WireApi(Protocol):
+    """What an API plugin implements: one request, streamed as normalized events."""
+
+    api: str
+
+    def attempt(self, request: Request, out: AssistantStream) -> AsyncIterator[dict[str, Any]]:
+        """Send the request and yield text/thinking/toolcall events built with ``out``,
+        then ``out.done(...)``; raise omp.llm.errors.ProviderError on failure."""
+        ...
+
+
+class Request:
+    """Everything one attempt needs; ``secrets`` are redacted from any error text."""
+
+    def __init__(
+        self,
+        provider: HttpProvider,
+        model: Model,
+        context: LlmContext,
+        options: StreamOptions,
+        api_key: str | None,
+        headers: dict[str, str],
+    ) -> None:
+        self.provider, self.model, self.context, self.options = provider, model, context, options
+        self.api_key, self.headers = api_key, headers
+        self.secrets: list[str | None] = [api_key, *headers.values()]
+
+    @property
+    def base_url(self) -> str:
+        return (self.model.base_url or self.provider.config.base_url).rstrip("/")
+
+    @property
+    def compat(self) -> dict[str, Any]:
+        return {**self.provider.config.compat, **self.model.compat}
+
+
+class HttpProvider(Provider):
+    def __init__(self, config: ProviderConfig, wire: WireApi, agent_dir: Path) -> None:
+        super().__init__(config.models)
+        self.name, self.api, self.priority = config.name, config.api, config.priority
+        self.config, self.wire, self.agent_dir = config, wire, agent_dir
+        self.cli_api_key: str | None = None
+        """--api-key, when it was given for this provider's model."""
+        self._local_checked: str | bool | None = False
+
+    def needs_key(self) -> bool:
+        return not self.config.local and bool(self.config.api_key or self.config.key_env)
+
+    def unavailable_reason(self, settings: dict[str, Any]) -> str | None:
+        if self.config.local:
+            return self._local_reason()
+        if self.cli_api_key or not self.needs_key():
+            return None
+        try:
+            if key_source(self.config, self.agent_dir):
+                return None
+        except OmpError as exc:
+            return str(exc)
+        if self.config.api_key:
+            return (
+                f"no API key: {self.config.source} names ${self.config.api_key}, which is not set"
+            )
+        names = " or ".join(f"${n}" for n in self.config.key_env)
+        return (
+            f"no API key (set {names}, store one in {auth_file(self.agent_dir)}, or pass --api-key)"
+        )
+
+    def _local_reason(self) -> str | None:
+        """A local server (Ollama) must answer; its installed models replace the list."""
+        if self._local_checked is not False:
+            return self._local_checked  # type: ignore[return-value]
+        from omp.llm.local import discover_models, local_base_url
+
+        base = local_base_url(self.config.base_url)
+        parts = urlsplit(base)
+        try:
+            with socket.create_connection(
+                (parts.hostname or "localhost", parts.port or 80), timeout=0.3
+            ):
+                pass
+        except OSError:
+            self._local_checked = f"no server answers at {base} (start it with `ollama serve`)"
+            return self._local_checked
+        installed = discover_models(base, self.config)
+        if installed is not None:
+            if not installed:
+                self._local_checked = (
+                    f"the server at {base} has no models installed (ollama pull qwen2.5-coder:7b)"
+                )
+                return self._local_checked
+            self.models = installed
+        self._local_checked = None
+        return None
+
+    def _headers(self) -> dict[str, str]:
+        import os
+
+        values = {}
+        for name, value in self.config.headers.items():
+            resolved = resolve_value(value, os.environ) if isinstance(value, str) else None
+            if resolved is not None:
+                values[name] = resolved
+        return values
+
+    async def stream(
+        self, model: Model, context: LlmContext, options: StreamOptions
+    ) -> AsyncIterator[dict[str, Any]]:
+        try:
+            key = resolve_key(self.config, self.agent_dir, self.cli_api_key)
+            headers = self._headers()
+        except OmpError as exc:
+            out = AssistantStream(model)
+            yield out.start()
+            yield out.error(str(exc))
+            return
+        if self.needs_key() and not key:
+            out = AssistantStream(model)
+            yield out.start()
+            yield out.error(self.unavailable_reason({}) or "no API key")
+            return
+        request = Request(self, model, context, options, key, headers)
+        async for event in run_stream(
+            model, options, lambda out: self.wire.attempt(request, out), request.secrets
+        ):
+            yield event
+
+
+class UnusableProvider(Provider):
+    """A provider from the user's models file that no installed plugin can serve."""
+
+    def __init__(self, config: ProviderConfig, reason: str) -> None:
+        super().__init__(config.models)
+        self.name, self.api, self.priority = config.name, config.api, config.priority
+        self.reason = reason
+
+    def unavailable_reason(self, settings: dict[str, Any]) -> str | None:
+        return self.reason
+
+    async def stream(
+        self, model: Model, context: LlmContext, options: StreamOptions
+    ) -> AsyncIterator[dict[str, Any]]:
+        out = AssistantStream(model)
+        yield out.start()
+        yield out.error(self.reason)
+
+
+def raise_for_error_event(data: dict[str, Any], secrets: list[str | None]) -> None:
+    """For streams that report failure as an in-band error object."""
+    from omp.llm.errors import stream_error
+
+    error = data.get("error", data)
+    if isinstance(error, dict):
+        raise stream_error(
+            str(error.get("message") or error), error.get("type") or error.get("code"), secrets
+        )
+    raise ProviderError(str(error))

@@ -1,0 +1,79 @@
+"""Stream framing: Server-Sent Events and newline-delimited JSON.
+
+The decoders take one line at a time (without its newline), so a provider can feed
+them from an HTTP response or, for the benchmark, from bytes in memory. An event whose
+final blank line never came (some servers end that way) is still delivered at the end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable, Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SseEvent:
+    event: str
+    data: str
+
+
+class SseDecoder:
+    def __init__(self) -> None:
+        self._event: str | None = None
+        self._data: list[str] = []
+
+    def feed(self, line: str) -> SseEvent | None:
+        """One line in; the event it completes, if any."""
+        if line.endswith("\r"):
+            line = line[:-1]
+        if not line:
+            return self._dispatch()
+        if line[0] == ":":
+            return None
+        field, _, value = line.partition(":")
+        if value[:1] == " ":
+            value = value[1:]
+        if field == "data":
+            self._data.append(value)
+        elif field == "event":
+            self._event = value
+        return None
+
+    def finish(self) -> SseEvent | None:
+        return self._dispatch()
+
+    def _dispatch(self) -> SseEvent | None:
+        if not self._data:
+            self._event = None
+            return None
+        event = SseEvent(self._event or "message", "\n".join(self._data))
+        self._event, self._data = None, []
+        return event
+
+
+async def iter_sse(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
+    decoder = SseDecoder()
+    async for line in lines:
+        event = decoder.feed(line)
+        if event is not None:
+            yield event
+    last = decoder.finish()
+    if last is not None:
+        yield last
+
+
+def iter_sse_sync(lines: Iterable[str]) -> Iterator[SseEvent]:
+    decoder = SseDecoder()
+    for line in lines:
+        event = decoder.feed(line)
+        if event is not None:
+            yield event
+    last = decoder.finish()
+    if last is not None:
+        yield last
+
+
+def split_lines(data: bytes | str) -> list[str]:
+    """Lines of a recorded body as an HTTP client would yield them (\\n, \\r\\n or \\r)."""
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")

@@ -1,0 +1,61 @@
+"""POST a JSON body and stream the response's lines through any httpx-like client.
+
+The kernel never imports httpx: a provider plugin passes its ``httpx.AsyncClient`` (or
+anything with the same ``stream()`` / ``status_code`` / ``aread()`` / ``aiter_lines()``
+surface). A non-2xx answer becomes a ProviderError carrying the server's explanation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from omp.llm.errors import ProviderError, http_error, transport_error
+
+
+async def stream_lines(
+    client: Any,
+    url: str,
+    *,
+    headers: dict[str, str],
+    body: Any,
+    secrets: list[str | None] | None = None,
+    first_timeout: float = 90.0,
+    idle_timeout: float = 180.0,
+) -> AsyncIterator[str]:
+    """The response's lines. ``first_timeout`` bounds the wait for the first line (the
+    request, connecting included), ``idle_timeout`` every wait after it; either one
+    ends the stream with a ProviderError saying which."""
+    waited, limit = "first-event", first_timeout
+    try:
+        async with asyncio.timeout(first_timeout):
+            context = client.stream("POST", url, headers=headers, json=body)
+            response = await context.__aenter__()
+        try:
+            if response.status_code >= 400:
+                async with asyncio.timeout(idle_timeout):
+                    raw = await response.aread()
+                raise http_error(response.status_code, raw, response.headers, secrets)
+            lines = response.aiter_lines().__aiter__()
+            while True:
+                try:
+                    async with asyncio.timeout(limit):
+                        line = await lines.__anext__()
+                except StopAsyncIteration:
+                    return
+                waited, limit = "idle", idle_timeout
+                yield line
+        finally:
+            await context.__aexit__(None, None, None)
+    except ProviderError:
+        raise
+    except TimeoutError:
+        what = "no response" if waited == "first-event" else "no data"
+        raise ProviderError(
+            f"{what} from the provider for {limit:g} s ({waited} timeout)",
+            retryable=True,
+            kind="timeout",
+        ) from None
+    except Exception as exc:
+        raise transport_error(exc, secrets) from None
