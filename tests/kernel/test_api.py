@@ -294,3 +294,74 @@ def test_a_command_can_branch_the_session_and_hooks_see_it(make_session, omp_har
         "first",
         "third",
     ]
+
+
+def test_ctx_search_goes_to_the_first_backend_that_answers(make_session, omp_harness):
+    import asyncio
+
+    class Declines:
+        @omp.hookimpl(tryfirst=True)
+        def omp_search(self, event):
+            return None
+
+    class Answers:
+        @omp.hookimpl
+        def omp_search(self, event):
+            return {
+                "result": {"kind": event.kind, "pattern": event.params["pattern"], "cwd": event.cwd}
+            }
+
+    session, _ = make_session([], plugins=[Declines(), Answers()])
+
+    async def scenario():
+        await session.start()
+        return await session.context.search("grep", pattern="TODO")
+
+    assert asyncio.run(scenario()) == {
+        "kind": "grep",
+        "pattern": "TODO",
+        "cwd": str(omp_harness.cwd),
+    }
+
+
+def test_ctx_search_without_a_backend_says_what_to_install(make_session):
+    import asyncio
+
+    session, _ = make_session([])
+
+    async def scenario():
+        await session.start()
+        await session.context.search("find", pattern="*.py")
+
+    with pytest.raises(OmpError, match="no search backend answered a find search"):
+        asyncio.run(scenario())
+
+
+def test_artifacts_live_in_the_session_folder_and_read_back(make_session, omp_harness):
+    from omp.bootstrap import SessionOptions, open_session
+
+    runtime = omp_harness.runtime()
+    path = omp_harness.root / "s" / "session.jsonl"
+    session = open_session(runtime, SessionOptions(session_path=str(path)))
+    artifact_id = session.context.artifacts.save("x" * 10)
+    stored = session.context.artifacts.path(f"artifact://{artifact_id}")
+    assert stored.parent == path.with_suffix("") / "artifacts"
+    assert stored.read_text() == "x" * 10
+    with pytest.raises(OmpError, match="no artifact"):
+        session.context.artifacts.path("artifact://nope.txt")
+
+
+def test_file_ledger_notices_changes_since_the_last_read(tmp_path):
+    from omp.artifacts import FileLedger
+
+    target = tmp_path / "f.txt"
+    target.write_text("one")
+    ledger = FileLedger()
+    assert ledger.changed_since_read(target) is None
+    ledger.record(target)
+    assert ledger.changed_since_read(target) is False
+    import os
+
+    target.write_text("two")
+    os.utime(target, ns=(1, 1))
+    assert ledger.changed_since_read(target) is True

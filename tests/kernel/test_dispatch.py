@@ -218,7 +218,7 @@ def test_no_cancel_means_no_decision():
     assert call(d, "omp_session_before_switch", SessionBeforeSwitchEvent(reason="new")) is None
 
 
-@pytest.mark.parametrize("hook", ["omp_user_bash", "omp_user_python"])
+@pytest.mark.parametrize("hook", ["omp_user_bash", "omp_user_python", "omp_search"])
 def test_first_result_replaces_execution(hook):
     d, _ = dispatcher(
         ("second", plugin_with(hook, lambda e: {"result": {"output": "second"}})),

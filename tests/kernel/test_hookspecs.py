@@ -11,6 +11,9 @@ from omp import hookspecs
 from omp.dispatch import RULES, rule_of
 
 ROOT = Path(__file__).resolve().parents[2]
+BEYOND_THE_PAGE = {"search": "issue 5 asks for a search-backend hook (first result wins)"}
+"""Hooks an issue added that ARCHITECTURE.md does not list yet (it lives outside this
+repository); each names the issue that asked for it."""
 SPECS = {
     name: fn for name, fn in vars(hookspecs).items() if name.startswith("omp_") and callable(fn)
 }
@@ -37,7 +40,7 @@ def test_the_architecture_page_and_the_specs_name_the_same_event_hooks():
         named.update(prefix + t if t.startswith("_") else t for t in tokens)
     named -= {"omp_", "omp_tool_call"}  # the page names the prefix and one example
     spec_events = {n.removeprefix("omp_") for n in SPECS if not n.startswith("omp_register_")}
-    assert named == spec_events
+    assert named == spec_events - set(BEYOND_THE_PAGE)
 
 
 def test_every_combination_rule_names_a_real_hook():

@@ -45,6 +45,21 @@ class HandlerContext:
     def settings(self) -> Any:
         return self._session.settings
 
+    @property
+    def artifacts(self) -> Any:
+        """omp.artifacts.ArtifactStore: spill large outputs, read ``artifact://ID``."""
+        return self._session.artifacts
+
+    @property
+    def file_reads(self) -> Any:
+        """omp.artifacts.FileLedger: what the model last read of each file."""
+        return self._session.file_reads
+
+    async def search(self, kind: str, **params: Any) -> Any:
+        """Run a grep/find search through the omp_search hook (the first backend that
+        answers wins); OmpError when no backend is installed."""
+        return await self._session.search(kind, params)
+
     def get_context_usage(self) -> dict[str, Any] | None:
         """Tokens of the last model response against the model's window, or None."""
         return self._session.context_usage()

@@ -40,6 +40,7 @@ RULES: dict[str, str] = {
     "omp_session_before_tree": "first_cancel",
     "omp_user_bash": "first_result",
     "omp_user_python": "first_result",
+    "omp_search": "first_result",
 }
 """Hooks that combine results; every other event hook is an observer."""
 

@@ -255,6 +255,15 @@ class UserPythonEvent(Event):
     cwd: str
 
 
+class SearchEvent(Event):
+    """A grep or find search a tool asks for; ``params`` are the tool's parameters."""
+
+    type: Literal["search"] = "search"
+    kind: Literal["grep", "find"]
+    params: dict[str, Any] = Field(default_factory=dict)
+    cwd: str
+
+
 class ResourcesDiscoverEvent(Event):
     type: Literal["resources_discover"] = "resources_discover"
     cwd: str

@@ -460,6 +460,22 @@ def omp_user_python(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
 
 
 @hookspec
+def omp_search(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """A tool needs a grep or find search (``ctx.search``).
+
+    When: each time grep or find (or another tool) searches files.
+    Args: ``event`` (SearchEvent: kind "grep" | "find", params as the tool received
+    them, cwd).
+    Returns: ``{"result": ...}`` - the backend's answer in the shape the calling tool
+    documents - or None to leave the search to the next backend.
+    Combination: first_result; the first backend that answers wins, so a faster one
+    (the natives plugin) takes over by registering ``tryfirst`` and the pure-Python
+    backend sits ``trylast``.
+    Raising: reported as ``extension_error``; treated as no result.
+    """
+
+
+@hookspec
 def omp_auto_compaction_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
     """Automatic compaction started.
 

@@ -21,6 +21,7 @@ from omp.events import (
     MessageEndEvent,
     ModelChangedEvent,
     NoticeEvent,
+    SearchEvent,
     SessionBeforeBranchEvent,
     SessionBranchEvent,
     SessionShutdownEvent,
@@ -78,6 +79,11 @@ class AgentSession:
         self.shutdown_requested = False
         self.abort_message: str | None = None
         self.startup_notices: list[str] = []
+        from omp.artifacts import ArtifactStore, FileLedger
+
+        folder = session_file.path.with_suffix("") / "artifacts" if session_file.path else None
+        self.artifacts = ArtifactStore(folder)
+        self.file_reads = FileLedger()
         """Warnings to announce when the session starts (a model fallback, say)."""
         self.renderers: dict[tuple[str, str], Any] = dict(renderers or {})
         self.dispatcher = HookDispatcher(pm, self._report_extension_error)
@@ -294,6 +300,17 @@ class AgentSession:
         self._on_loop(
             lambda: self._spawn(self._notify(ThinkingLevelChangedEvent(thinking_level=level)))
         )
+
+    async def search(self, kind: str, params: dict[str, Any]) -> Any:
+        outcome = await self.call_hook(
+            "omp_search", SearchEvent(kind=kind, params=params, cwd=self.cwd)
+        )
+        if outcome is None:
+            raise OmpError(
+                f"no search backend answered a {kind} search; install one (the "
+                "omp-tool-search plugin has a pure-Python backend)"
+            )
+        return outcome.result
 
     def usage_totals(self) -> dict[str, Any]:
         """Tokens and dollars of every model response in the conversation; ``unpriced``
