@@ -324,10 +324,13 @@ def test_ctx_search_goes_to_the_first_backend_that_answers(make_session, omp_har
     }
 
 
-def test_ctx_search_without_a_backend_says_what_to_install(make_session):
+def test_ctx_search_without_a_backend_says_what_to_install(omp_harness):
     import asyncio
 
-    session, _ = make_session([])
+    from doubles import Contribute, ListProvider
+
+    runtime = omp_harness.runtime([Contribute([ListProvider([])])], entry_points=False)
+    session = omp_harness.session(runtime=runtime, model="test/model")
 
     async def scenario():
         await session.start()

@@ -65,6 +65,8 @@ class ToolCall(WireModel):
     id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    thought_signature: str | None = None
+    """Gemini's signature for the thinking behind this call, sent back with it."""
 
 
 UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]

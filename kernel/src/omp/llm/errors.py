@@ -29,6 +29,11 @@ _RETRYABLE_TYPES = {
     "server_error",
     "timeout",
     "service_unavailable",
+    "rate_limit_exceeded",
+    "RESOURCE_EXHAUSTED",
+    "UNAVAILABLE",
+    "INTERNAL",
+    "DEADLINE_EXCEEDED",
 }
 _TRANSPORT_ERRORS = (
     "ConnectError",
@@ -126,8 +131,11 @@ def _explain_json(data: Any) -> tuple[str, str | None]:
         return error, data.get("type")
     if isinstance(error, dict):
         message = error.get("message") or error.get("msg") or json.dumps(error)[:500]
-        kind = error.get("type") or error.get("code") or error.get("status")
-        return str(message), str(kind) if kind is not None else None
+        named = [error.get(k) for k in ("type", "status", "code")]
+        kind = next((k for k in named if isinstance(k, str) and k), None)
+        if kind is None:
+            kind = next((str(k) for k in named if k is not None), None)
+        return str(message), kind
     return json.dumps(data)[:500], None
 
 

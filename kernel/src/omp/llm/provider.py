@@ -111,11 +111,12 @@ class HttpProvider(Provider):
         self._local_checked = None
         return None
 
-    def _headers(self) -> dict[str, str]:
+    def _headers(self, model: Model) -> dict[str, str]:
+        """Custom headers (the provider's, then the model's), each resolved like a key."""
         import os
 
         values = {}
-        for name, value in self.config.headers.items():
+        for name, value in {**self.config.headers, **model.headers}.items():
             resolved = resolve_value(value, os.environ) if isinstance(value, str) else None
             if resolved is not None:
                 values[name] = resolved
@@ -126,7 +127,7 @@ class HttpProvider(Provider):
     ) -> AsyncIterator[dict[str, Any]]:
         try:
             key = resolve_key(self.config, self.agent_dir, self.cli_api_key)
-            headers = self._headers()
+            headers = self._headers(model)
         except OmpError as exc:
             out = AssistantStream(model)
             yield out.start()
