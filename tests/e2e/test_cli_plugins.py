@@ -305,7 +305,8 @@ def test_no_plugins_means_no_run_modes_and_no_providers(omp_cli):
 
 
 def test_without_a_provider_plugin_there_is_no_model(omp_cli):
-    proc = omp_cli("-p", "hi", env={"OMP_DISABLED_PLUGINS": "scripted"})
+    every_provider = "scripted,anthropic,openai_completions,openai_responses,google"
+    proc = omp_cli("-p", "hi", env={"OMP_DISABLED_PLUGINS": every_provider})
 
     line = omp_cli.assert_one_line_error(proc)
     assert "no providers" in line

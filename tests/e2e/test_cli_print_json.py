@@ -160,9 +160,9 @@ def test_unknown_flag(omp_cli):
 
 
 def test_unknown_model_lists_what_is_available(omp_cli):
-    line = omp_cli.assert_one_line_error(omp_cli("--model", "nope/xyz", "-p", "hi"))
-    assert "nope/xyz" in line
-    assert "scripted/demo" in line
+    line = omp_cli.assert_one_line_error(omp_cli("--model", "scripted/dmeo", "-p", "hi"))
+    assert "scripted/dmeo" in line
+    assert "closest matches" in line and "scripted/demo" in line
 
 
 def test_model_scripted_demo_works(omp_cli):

@@ -9,6 +9,7 @@ import secrets
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from omp.errors import OmpError
 
@@ -21,6 +22,15 @@ class ArtifactStore:
 
     def __init__(self, directory: Path | None) -> None:
         self._directory = directory
+        self._temporary = directory is None
+
+    def cleanup(self) -> None:
+        """Remove a temporary folder (in-memory sessions keep nothing after they end)."""
+        if self._temporary and self._directory is not None:
+            import shutil
+
+            shutil.rmtree(self._directory, ignore_errors=True)
+            self._directory = None
 
     @property
     def directory(self) -> Path:
@@ -50,6 +60,14 @@ class ArtifactStore:
         return path
 
 
+def _hash_file(path: Path) -> Any:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest
+
+
 @dataclass(frozen=True)
 class FileRead:
     path: str
@@ -64,12 +82,11 @@ class FileLedger:
         self._reads: dict[str, FileRead] = {}
 
     def record(self, path: Path, data: bytes | None = None) -> FileRead:
+        """Remember a read of ``path``: its bytes as read, or (None) the file now,
+        hashed in chunks so a large file is never held in memory for this."""
         resolved = path.resolve()
-        if data is None:
-            data = resolved.read_bytes()
-        entry = FileRead(
-            str(resolved), resolved.stat().st_mtime_ns, hashlib.sha256(data).hexdigest()
-        )
+        digest = hashlib.sha256(data) if data is not None else _hash_file(resolved)
+        entry = FileRead(str(resolved), resolved.stat().st_mtime_ns, digest.hexdigest())
         self._reads[entry.path] = entry
         return entry
 
@@ -85,6 +102,6 @@ class FileLedger:
         try:
             if resolved.stat().st_mtime_ns == entry.mtime_ns:
                 return False
-            return hashlib.sha256(resolved.read_bytes()).hexdigest() != entry.sha256
+            return _hash_file(resolved).hexdigest() != entry.sha256
         except OSError:
             return True

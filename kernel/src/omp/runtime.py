@@ -166,6 +166,7 @@ class AgentSession:
             return
         await self.wait_for_idle()
         await self.call_hook("omp_session_shutdown", SessionShutdownEvent())
+        self.artifacts.cleanup()
 
     def abort(self, reason: str | None = None) -> None:
         """Abort the running agent; with a reason, modes report it as the run's failure."""

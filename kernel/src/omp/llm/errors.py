@@ -35,6 +35,15 @@ _RETRYABLE_TYPES = {
     "INTERNAL",
     "DEADLINE_EXCEEDED",
 }
+_FINAL_KINDS = {
+    "insufficient_quota",
+    "billing_hard_limit_reached",
+    "invalid_api_key",
+    "authentication_error",
+    "permission_error",
+    "permission_denied",
+}
+"""Kinds no retry can fix, even when they come with a 429 (an exhausted quota)."""
 _TRANSPORT_ERRORS = (
     "ConnectError",
     "ConnectTimeout",
@@ -145,7 +154,9 @@ def http_error(
     message, kind = explain_body(body)
     message = redact(message, secrets or [])
     label = f"HTTP {status}" + (f" {kind}" if kind else "")
-    retryable = status in RETRYABLE_STATUS or kind in _RETRYABLE_TYPES
+    retryable = (
+        status in RETRYABLE_STATUS or kind in _RETRYABLE_TYPES
+    ) and kind not in _FINAL_KINDS
     return ProviderError(
         f"{label}: {message}" if message else label,
         status=status,
