@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
+import struct
 import sys
+import zlib
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from omp.abort import AbortSignal
+from omp.artifacts import ArtifactStore, FileLedger
+from omp.messages import ImageContent
 from omp.tools import Tool, ToolResult
 from omp_tool_read.tool import (
     DEFAULT_LIMIT,
@@ -158,10 +164,17 @@ def test_directory(tmp_path: Path) -> None:
     (d / "a.py").write_text("", encoding="utf-8")
     (d / "sub").mkdir()
     result = run(d, tmp_path)
-    assert result.is_error
-    text = text_of(result)
-    assert "is a directory" in text
-    assert text.endswith("a.py\nb.py\nsub/")
+    assert not result.is_error
+    assert text_of(result) == f"Directory {d} (3 entries):\na.py\nb.py\nsub/"
+    assert result.details["kind"] == "directory"
+    assert result.details["entries"] == 3
+
+
+def test_empty_directory(tmp_path: Path) -> None:
+    (tmp_path / "void").mkdir()
+    result = run("void", tmp_path)
+    assert not result.is_error
+    assert text_of(result) == "Directory void is empty."
 
 
 def test_directory_listing_capped(tmp_path: Path) -> None:
@@ -169,7 +182,10 @@ def test_directory_listing_capped(tmp_path: Path) -> None:
     d.mkdir()
     for i in range(250):
         (d / f"f{i:03d}").touch()
-    text = text_of(run(d, tmp_path))
+    result = run(d, tmp_path)
+    assert not result.is_error
+    assert result.details["truncated"] is True
+    text = text_of(result)
     assert "f199" in text
     assert "f200" not in text
     assert text.endswith("... and 50 more entries")
@@ -273,3 +289,163 @@ def test_plugin_module_is_cheap_to_import() -> None:
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     assert subprocess.run([sys.executable, "-c", code], env=env, check=False).returncode == 0
+
+
+# -- images, artifacts, the read ledger --------------------------------------------
+
+
+def png_bytes(width: int, height: int) -> bytes:
+    ihdr = struct.pack(">II", width, height) + b"\x08\x02\x00\x00\x00"
+    chunk = struct.pack(">I", len(ihdr)) + b"IHDR" + ihdr
+    chunk += struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    return b"\x89PNG\r\n\x1a\n" + chunk + b"\x00\x00\x00\x00IEND\xaeB`\x82"
+
+
+def jpeg_bytes(width: int, height: int) -> bytes:
+    app0 = b"\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"
+    sof0 = b"\xff\xc0\x00\x11\x08" + struct.pack(">HH", height, width) + b"\x03" + b"\x00" * 9
+    return b"\xff\xd8" + app0 + sof0 + b"\xff\xd9"
+
+
+IMAGES = {
+    "pic.png": ("image/png", png_bytes(3, 2), (3, 2)),
+    "pic.jpg": ("image/jpeg", jpeg_bytes(640, 480), (640, 480)),
+    "pic.gif": ("image/gif", b"GIF89a" + struct.pack("<HH", 7, 5) + b"\x00" * 20, (7, 5)),
+    "pic.webp": (
+        "image/webp",
+        b"RIFF\x24\x00\x00\x00WEBPVP8L\x0a\x00\x00\x00\x2f"
+        + ((99) | (49 << 14)).to_bytes(4, "little")
+        + b"\x00" * 8,
+        (100, 50),
+    ),
+    "pic.jpeg": (  # a WebP with an extended header, named wrongly: the bytes decide
+        "image/webp",
+        b"RIFF\x24\x00\x00\x00WEBPVP8X\x0a\x00\x00\x00\x00\x00\x00\x00"
+        + (1919).to_bytes(3, "little")
+        + (1079).to_bytes(3, "little"),
+        (1920, 1080),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IMAGES))
+def test_image_is_returned_as_image_content(tmp_path: Path, name: str) -> None:
+    mime, data, (width, height) = IMAGES[name]
+    (tmp_path / name).write_bytes(data)
+    result = run(name, tmp_path)
+    assert not result.is_error
+    line, image = result.content
+    assert isinstance(image, ImageContent)
+    assert image.mime_type == mime
+    assert base64.b64decode(image.data) == data
+    assert line.text == f"Read image {name} [{mime}, {width}x{height}, {len(data)} B]"
+    assert result.details["kind"] == "image"
+    assert (result.details["width"], result.details["height"]) == (width, height)
+
+
+def test_image_over_20_mb_is_refused(tmp_path: Path) -> None:
+    f = tmp_path / "huge.png"
+    with open(f, "wb") as fh:
+        fh.write(png_bytes(10, 10))
+        fh.truncate(21 * 1024 * 1024)  # sparse: cheap to make
+    result = run(f, tmp_path)
+    assert result.is_error
+    assert len(result.content) == 1
+    assert text_of(result).startswith(f"Cannot read {f}: the image is 21.0 MB, over the 20 MB")
+
+
+def test_binary_with_image_extension_is_refused_with_a_reason(tmp_path: Path) -> None:
+    (tmp_path / "fake.png").write_bytes(b"\x00\x01not an image at all")
+    result = run("fake.png", tmp_path)
+    assert result.is_error
+    assert "image extension but is not a valid PNG, JPEG, GIF or WebP" in text_of(result)
+
+
+def test_text_read_is_recorded_for_edit(tmp_path: Path) -> None:
+    f = write_lines(tmp_path / "code.py", 30)
+    ledger = FileLedger()
+    ctx = SimpleNamespace(cwd=str(tmp_path), file_reads=ledger)
+    params = ReadParams(path="code.py", offset=5, limit=3)
+    result = ReadTool().execute("c1", params, AbortSignal(), lambda p: None, ctx)
+    assert not result.is_error
+    entry = ledger.last_read(f)
+    assert entry is not None
+    assert entry.sha256 == hashlib.sha256(f.read_bytes()).hexdigest()  # the whole file
+    assert entry.mtime_ns == f.stat().st_mtime_ns
+    assert ledger.changed_since_read(f) is False
+    f.write_text("changed\n", encoding="utf-8")
+    os.utime(f, ns=(entry.mtime_ns + 10**9, entry.mtime_ns + 10**9))
+    assert ledger.changed_since_read(f) is True
+
+
+def test_failed_and_binary_reads_are_not_recorded(tmp_path: Path) -> None:
+    (tmp_path / "blob.bin").write_bytes(b"\x00\x01\x02")
+    write_lines(tmp_path / "short.txt", 3)
+    ledger = FileLedger()
+    ctx = SimpleNamespace(cwd=str(tmp_path), file_reads=ledger)
+    tool = ReadTool()
+    for params in (ReadParams(path="blob.bin"), ReadParams(path="short.txt", offset=9)):
+        assert tool.execute("c1", params, AbortSignal(), lambda p: None, ctx).is_error
+    assert ledger.last_read(tmp_path / "blob.bin") is None
+    assert ledger.last_read(tmp_path / "short.txt") is None
+
+
+def test_artifact_is_read_and_paged(tmp_path: Path) -> None:
+    store = ArtifactStore(tmp_path / "artifacts")
+    artifact_id = store.save("".join(f"out {i}\n" for i in range(1, 3001)))
+    ctx = SimpleNamespace(cwd=str(tmp_path), artifacts=store, file_reads=FileLedger())
+    ref = f"artifact://{artifact_id}"
+    tool = ReadTool()
+    first = tool.execute("c1", ReadParams(path=ref), AbortSignal(), lambda p: None, ctx)
+    assert not first.is_error
+    text = text_of(first)
+    assert text.startswith("     1\tout 1\n")
+    assert text.endswith("[Showing lines 1-2000 of 3000. Use offset=2001 to continue.]")
+    assert first.details["artifact"] == ref
+    rest = tool.execute("c2", ReadParams(path=ref, offset=2999), AbortSignal(), lambda p: None, ctx)
+    assert text_of(rest) == "  2999\tout 2999\n  3000\tout 3000"
+
+
+def test_unknown_artifact_is_an_error_the_model_can_act_on(tmp_path: Path) -> None:
+    ctx = SimpleNamespace(cwd=str(tmp_path), artifacts=ArtifactStore(tmp_path / "a"))
+    params = ReadParams(path="artifact://deadbeef.txt")
+    result = ReadTool().execute("c1", params, AbortSignal(), lambda p: None, ctx)
+    assert result.is_error
+    assert text_of(result) == (
+        "Cannot read artifact://deadbeef.txt: no artifact deadbeef.txt in this session. "
+        "Use the exact artifact://ID from an earlier tool result of this session."
+    )
+
+
+def test_end_to_end_through_the_entry_point(omp_harness) -> None:
+    work = omp_harness.cwd
+    (work / "notes.txt").write_text("pineapple\nbanana\n", encoding="utf-8")
+    (work / "shot.png").write_bytes(png_bytes(4, 4))
+    (work / "src").mkdir()
+    (work / "src" / "m.py").touch()
+    session = omp_harness.session(
+        session_path=str(omp_harness.root / "s.jsonl"),
+        script=[
+            {
+                "tool_calls": [
+                    {"name": "read", "arguments": {"path": "notes.txt"}},
+                    {"name": "read", "arguments": {"path": "shot.png"}},
+                    {"name": "read", "arguments": {"path": "src"}},
+                    {"name": "read", "arguments": {"path": "artifact://nope.txt"}},
+                ]
+            },
+            {"text": "done"},
+        ],
+    )
+    events = omp_harness.run(session, "go")
+    ends = {e.tool_call_id: e for e in events.of("tool_execution_end")}
+    results = [ends[k] for k in sorted(ends)]
+    assert [e.is_error for e in results] == [False, False, False, True]
+    text, image, listing, missing = (e.result["content"] for e in results)
+    assert text[0].text == "     1\tpineapple\n     2\tbanana"
+    assert image[1].mime_type == "image/png"
+    assert base64.b64decode(image[1].data) == png_bytes(4, 4)
+    assert listing[0].text == "Directory src (1 entry):\nm.py"
+    assert "no artifact nope.txt" in missing[0].text
+    assert session.file_reads.changed_since_read(work / "notes.txt") is False
+    assert session.file_reads.last_read(work / "shot.png") is None

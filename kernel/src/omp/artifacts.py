@@ -60,6 +60,13 @@ class ArtifactStore:
         return path
 
 
+def _recent(mtime_ns: int) -> bool:
+    """Within two seconds of now: a same-second rewrite can keep the same mtime."""
+    import time
+
+    return abs(time.time_ns() - mtime_ns) < 2_000_000_000
+
+
 def _hash_file(path: Path) -> Any:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
@@ -73,6 +80,7 @@ class FileRead:
     path: str
     mtime_ns: int
     sha256: str
+    size: int = -1
 
 
 class FileLedger:
@@ -86,7 +94,8 @@ class FileLedger:
         hashed in chunks so a large file is never held in memory for this."""
         resolved = path.resolve()
         digest = hashlib.sha256(data) if data is not None else _hash_file(resolved)
-        entry = FileRead(str(resolved), resolved.stat().st_mtime_ns, digest.hexdigest())
+        info = resolved.stat()
+        entry = FileRead(str(resolved), info.st_mtime_ns, digest.hexdigest(), info.st_size)
         self._reads[entry.path] = entry
         return entry
 
@@ -100,7 +109,10 @@ class FileLedger:
             return None
         resolved = path.resolve()
         try:
-            if resolved.stat().st_mtime_ns == entry.mtime_ns:
+            info = resolved.stat()
+            if info.st_size != entry.size:
+                return True
+            if info.st_mtime_ns == entry.mtime_ns and not _recent(info.st_mtime_ns):
                 return False
             return _hash_file(resolved).hexdigest() != entry.sha256
         except OSError:

@@ -10,7 +10,6 @@ events and the partial message they carry, so a provider only reports what arriv
 from __future__ import annotations
 
 import difflib
-import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +21,9 @@ from omp.messages import (
     ThinkingContent,
     ToolCall,
 )
+from omp.partial_json import PartialJson, parse_partial_json
+
+__all__ = ["AssistantStream", "Model", "ModelRegistry", "Provider", "parse_partial_json"]
 
 
 @dataclass(frozen=True)
@@ -91,53 +93,12 @@ class Provider:
         raise NotImplementedError
 
 
-def parse_partial_json(text: str) -> dict[str, Any]:
-    """Arguments from possibly incomplete JSON: close what is open, drop what cannot be
-    completed; ``{}`` when nothing can be recovered."""
-    if not text.strip():
-        return {}
-    try:
-        value = json.loads(text)
-        return value if isinstance(value, dict) else {}
-    except ValueError:
-        pass
-    for cut in range(len(text), 0, -1):
-        head = text[:cut].rstrip().rstrip(",:")
-        closing = "".join(reversed(_open_brackets(head)))
-        try:
-            value = json.loads(head + closing)
-            return value if isinstance(value, dict) else {}
-        except ValueError:
-            continue
-    return {}
-
-
-def _open_brackets(text: str) -> list[str]:
-    stack: list[str] = []
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "{[":
-            stack.append("}" if ch == "{" else "]")
-        elif ch in "}]" and stack:
-            stack.pop()
-    return [*stack, '"'] if in_string else stack
-
-
 class AssistantStream:
     """Builds the normalized events of one assistant message, and the message itself."""
 
     def __init__(self, model: Model) -> None:
         self.message = AssistantMessage(api=model.api, provider=model.provider, model=model.id)
-        self._partial_json: dict[int, str] = {}
+        self._partial_json: dict[int, PartialJson] = {}
 
     def _event(self, kind: str, **fields: Any) -> dict[str, Any]:
         return {"type": kind, **fields, "partial": self.message}
@@ -179,19 +140,24 @@ class AssistantStream:
 
     def toolcall_start(self, call_id: str, name: str) -> dict[str, Any]:
         self.message.content.append(ToolCall(id=call_id, name=name, arguments={}))
-        self._partial_json[self._index] = ""
+        self._partial_json[self._index] = PartialJson()
         return self._event("toolcall_start", contentIndex=self._index)
 
-    def toolcall_delta(self, fragment: str) -> dict[str, Any]:
-        index = self._index
-        self._partial_json[index] += fragment
-        self.message.content[index].arguments = parse_partial_json(self._partial_json[index])
+    def toolcall_delta(self, fragment: str, index: int | None = None) -> dict[str, Any]:
+        """A fragment of a tool call's JSON arguments; ``index`` names an earlier call's
+        block when a provider interleaves parallel calls (default: the last block)."""
+        index = self._index if index is None else index
+        partial = self._partial_json[index]
+        partial.feed(fragment)
+        self.message.content[index].arguments = partial.value()
         return self._event("toolcall_delta", contentIndex=index, delta=fragment)
 
-    def toolcall_end(self) -> dict[str, Any]:
-        index = self._index
+    def toolcall_end(self, index: int | None = None) -> dict[str, Any]:
+        index = self._index if index is None else index
         block = self.message.content[index]
-        block.arguments = parse_partial_json(self._partial_json.pop(index, ""))
+        partial = self._partial_json.pop(index, None)
+        if partial is not None:
+            block.arguments = partial.value(final=True)
         return self._event("toolcall_end", contentIndex=index, toolCall=block)
 
     def done(self, reason: str | None = None) -> dict[str, Any]:

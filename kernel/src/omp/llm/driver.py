@@ -6,6 +6,7 @@ the final message, and every failure turned into an error event with a clear mes
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -75,18 +76,19 @@ async def run_stream(
     while True:
         streamed = False
         try:
-            async for event in attempt(out):
-                if event["type"] == "done":
-                    apply_cost(out.message.usage, model)
-                    if retries:
-                        yield {"type": "auto_retry_end", "success": True, "attempt": retries}
+            async with contextlib.aclosing(attempt(out)) as events:
+                async for event in events:
+                    if event["type"] == "done":
+                        apply_cost(out.message.usage, model)
+                        if retries:
+                            yield {"type": "auto_retry_end", "success": True, "attempt": retries}
+                        yield event
+                        return
+                    if event["type"] == "error":
+                        yield event
+                        return
+                    streamed = streamed or _content_event(event)
                     yield event
-                    return
-                if event["type"] == "error":
-                    yield event
-                    return
-                streamed = streamed or _content_event(event)
-                yield event
             raise ProviderError(
                 "the stream ended before the response was complete",
                 retryable=True,

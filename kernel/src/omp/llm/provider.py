@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -101,7 +102,9 @@ class HttpProvider(Provider):
             self._local_checked = f"no server answers at {base} (start it with `ollama serve`)"
             return self._local_checked
         installed = discover_models(base, self.config)
-        if installed is not None:
+        if installed is None:
+            self.models = [replace(m, base_url=base) for m in self.models]
+        else:
             if not installed:
                 self._local_checked = (
                     f"the server at {base} has no models installed (ollama pull qwen2.5-coder:7b)"

@@ -1,13 +1,21 @@
-"""The ``read`` tool: a text file as numbered lines, paged with ``offset``/``limit``."""
+"""The ``read`` tool: a text file as numbered lines, paged with ``offset``/``limit``;
+images, directories and ``artifact://`` references are handed to their own modules."""
 
 from __future__ import annotations
 
+import io
 import os
 import stat
+from pathlib import Path
 from typing import Any
 
+from omp.artifacts import SCHEME
+from omp.errors import OmpError
 from omp.tools import Tool, ToolResult
 from pydantic import BaseModel, Field
+
+from omp_tool_read.images import SNIFF_BYTES, extension_mime, read_image, sniff_image
+from omp_tool_read.listing import list_directory
 
 DEFAULT_LIMIT = 2000
 """Lines shown when the call gives no ``limit`` (also the most one call shows)."""
@@ -17,7 +25,9 @@ MAX_LINE_CHARS = 2000
 """A longer line is cut and marked."""
 BINARY_SNIFF_BYTES = 8 * 1024
 """A NUL byte within this many leading bytes marks the file as binary."""
-MAX_DIR_ENTRIES = 200
+LEDGER_MAX_BYTES = 64 * 1024 * 1024
+"""Text files up to this size are read whole, so the read can be remembered for edit
+(path, mtime, content hash); larger ones are streamed and not remembered."""
 ABORT_CHECK_LINES = 4096
 COUNT_CHUNK_BYTES = 1 << 20
 _NOTE_RESERVE = 256
@@ -26,7 +36,10 @@ _NOTE_RESERVE = 256
 
 class ReadParams(BaseModel):
     path: str = Field(
-        description="Path to the file to read, relative to the working directory or absolute."
+        description=(
+            "Path to the file to read, relative to the working directory or absolute, "
+            "or artifact://ID."
+        )
     )
     offset: int | None = Field(
         default=None, ge=1, description="1-indexed number of the first line to show (default: 1)."
@@ -42,15 +55,19 @@ class ReadTool(Tool):
     name = "read"
     label = "Read"
     description = (
-        "Read a text file and show its lines numbered like `cat -n` "
+        "Read a file and show its lines numbered like `cat -n` "
         f"(at most {DEFAULT_LIMIT} lines or 50 KiB per call). "
-        "For longer files, page with `offset` (1-indexed first line) and `limit` (line count)."
+        "For longer files, page with `offset` (1-indexed first line) and `limit` (line count). "
+        "Images (png, jpg, gif, webp) are shown as images; a directory gives a listing; "
+        "`artifact://ID` reads a saved full output."
     )
     parameters = ReadParams
 
     def execute(
         self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
     ) -> ToolResult:
+        if params.path.startswith(SCHEME):
+            return _read_artifact(params, signal, ctx)
         cwd = getattr(ctx, "cwd", None) or os.getcwd()
         shown_path = params.path
         abs_path = os.path.normpath(os.path.join(cwd, os.path.expanduser(params.path)))
@@ -58,15 +75,13 @@ class ReadTool(Tool):
 
         try:
             st = os.stat(abs_path)
-        except FileNotFoundError:
-            return ToolResult.error(f"File not found: {shown_path}", base_details)
-        except NotADirectoryError:
+        except (FileNotFoundError, NotADirectoryError):
             return ToolResult.error(f"File not found: {shown_path}", base_details)
         except OSError as exc:
             return ToolResult.error(f"Cannot read {shown_path}: {_reason(exc)}", base_details)
 
         if stat.S_ISDIR(st.st_mode):
-            return _directory_error(shown_path, abs_path, base_details)
+            return list_directory(shown_path, abs_path, base_details)
         if not stat.S_ISREG(st.st_mode):
             return ToolResult.error(
                 f"Cannot read {shown_path}: it is not a regular file.", base_details
@@ -74,9 +89,51 @@ class ReadTool(Tool):
 
         try:
             with open(abs_path, "rb") as fh:
-                return _read_file(fh, shown_path, abs_path, params, signal)
+                head = fh.read(max(SNIFF_BYTES, BINARY_SNIFF_BYTES))
+                fh.seek(0)
+                mime = sniff_image(head)
+                if mime is not None:
+                    return read_image(fh, mime, st.st_size, shown_path, base_details)
+                if b"\0" in head and extension_mime(abs_path):
+                    return ToolResult.error(
+                        f"Cannot read {shown_path}: it has an image extension but is not a "
+                        "valid PNG, JPEG, GIF or WebP file; its contents are not shown.",
+                        base_details,
+                    )
+                data = fh.read() if st.st_size <= LEDGER_MAX_BYTES else None
+                source = io.BytesIO(data) if data is not None else fh
+                result = _read_file(source, shown_path, abs_path, params, signal)
         except OSError as exc:
             return ToolResult.error(f"Cannot read {shown_path}: {_reason(exc)}", base_details)
+        ledger = getattr(ctx, "file_reads", None)
+        if not result.is_error and data is not None and ledger is not None:
+            ledger.record(Path(abs_path), data)
+        return result
+
+
+def _read_artifact(params: ReadParams, signal: Any, ctx: Any) -> ToolResult:
+    """``artifact://ID``: a full output an earlier tool call saved, paged like a file."""
+    reference = params.path
+    store = getattr(ctx, "artifacts", None)
+    details: dict[str, Any] = {"path": reference, "artifact": reference}
+    if store is None:
+        return ToolResult.error(f"Cannot read {reference}: this session has no artifacts.", details)
+    try:
+        path = store.path(reference)
+    except OmpError as exc:
+        return ToolResult.error(
+            f"Cannot read {reference}: {exc}. Use the exact artifact://ID from an earlier "
+            "tool result of this session.",
+            details,
+        )
+    try:
+        with open(path, "rb") as fh:
+            result = _read_file(fh, reference, str(path), params, signal)
+    except OSError as exc:
+        return ToolResult.error(f"Cannot read {reference}: {_reason(exc)}", details)
+    if isinstance(result.details, dict):
+        result.details["artifact"] = reference
+    return result
 
 
 def _reason(exc: OSError) -> str:
@@ -85,24 +142,6 @@ def _reason(exc: OSError) -> str:
 
 def _aborted(signal: Any) -> bool:
     return signal is not None and bool(getattr(signal, "aborted", False))
-
-
-def _directory_error(shown_path: str, abs_path: str, details: dict[str, Any]) -> ToolResult:
-    text = f"{shown_path} is a directory, not a file."
-    try:
-        with os.scandir(abs_path) as it:
-            entries = sorted(
-                (e.name + "/" if e.is_dir(follow_symlinks=True) else e.name) for e in it
-            )
-    except OSError:
-        return ToolResult.error(text, details)
-    if not entries:
-        return ToolResult.error(f"{text} It is empty.", details)
-    listing = "\n".join(entries[:MAX_DIR_ENTRIES])
-    more = len(entries) - MAX_DIR_ENTRIES
-    if more > 0:
-        listing += f"\n... and {more} more entries"
-    return ToolResult.error(f"{text} Entries:\n{listing}", details)
 
 
 def _format_line(number: int, raw: bytes) -> tuple[str, bool]:

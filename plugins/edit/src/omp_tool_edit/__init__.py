@@ -1,0 +1,1 @@
+"""omp built-in tools ``write`` and ``edit`` (plugins/edit)."""

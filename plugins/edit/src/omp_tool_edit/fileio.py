@@ -1,0 +1,131 @@
+"""Files for ``write`` and ``edit``: paths against the session cwd, text that keeps its
+BOM and line endings, and an atomic replace that keeps the file's mode."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from typing import Any
+
+BOM = "\ufeff"
+ENCODING = "utf-8"
+ERRORS = "surrogateescape"
+"""Bytes that are not UTF-8 survive a decode/encode round trip unchanged."""
+
+
+def resolve(ctx: Any, path: str) -> str:
+    """The absolute path of ``path`` (``~`` expanded, relative to the session cwd)."""
+    cwd = getattr(ctx, "cwd", None) or os.getcwd()
+    return os.path.normpath(os.path.join(cwd, os.path.expanduser(path)))
+
+
+def shown(ctx: Any, abs_path: str) -> str:
+    """How a path is named to the model: relative to the cwd when inside it."""
+    cwd = getattr(ctx, "cwd", None) or os.getcwd()
+    try:
+        rel = os.path.relpath(abs_path, cwd)
+    except ValueError:
+        return abs_path
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return abs_path
+    return rel
+
+
+def reason(exc: OSError) -> str:
+    return (exc.strerror or str(exc)).lower()
+
+
+def atomic_write(target: str, data: bytes, mode: int | None) -> None:
+    """Replace ``target`` with ``data`` through a temporary file in the same directory.
+
+    ``mode`` is the existing file's permission bits (None for a new file, which gets
+    the usual 0o666 minus umask). Readers see the old bytes or the new, never a mix.
+    """
+    directory, name = os.path.split(target)
+    tmp = os.path.join(directory, f".{name[:200]}.{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if mode is not None else 0o666)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def count_lines(text: str) -> int:
+    """Lines as an editor counts them: a final line without a newline counts too."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+@dataclass
+class TextFile:
+    """A file's text normalised for matching (``\\n`` line ends, no BOM) and what is
+    needed to write an edited version back in the file's own conventions."""
+
+    text: str
+    bom: bool
+    eol: str
+    """The dominant line ending, given to new lines."""
+    raw: str | None
+    """The text with its original line endings, kept only when they are mixed."""
+
+    @classmethod
+    def decode(cls, data: bytes) -> TextFile:
+        raw = data.decode(ENCODING, ERRORS)
+        bom = raw.startswith(BOM)
+        if bom:
+            raw = raw[1:]
+        crlf = raw.count("\r\n")
+        lf = raw.count("\n") - crlf
+        eol = "\r\n" if crlf > lf else "\n"
+        text = raw.replace("\r\n", "\n") if crlf else raw
+        return cls(text, bom, eol, raw if crlf and lf else None)
+
+    def encode(self, new_text: str) -> bytes:
+        """``new_text`` (normalised) in the file's encoding, BOM and line endings.
+        UnicodeEncodeError when it holds a character UTF-8 cannot encode."""
+        if self.raw is not None:
+            body = _restore_mixed(self.raw, new_text, self.eol)
+        elif self.eol == "\r\n":
+            body = new_text.replace("\n", "\r\n")
+        else:
+            body = new_text
+        return ((BOM if self.bom else "") + body).encode(ENCODING, ERRORS)
+
+
+def _restore_mixed(raw: str, new_text: str, eol: str) -> str:
+    """A file with mixed line endings: lines the edits left alone keep their own
+    ending; new and changed lines get the dominant one."""
+    old_lines: list[str] = []
+    old_ends: list[str] = []
+    for piece in raw.split("\n")[:-1]:
+        if piece.endswith("\r"):
+            old_lines.append(piece[:-1])
+            old_ends.append("\r\n")
+        else:
+            old_lines.append(piece)
+            old_ends.append("\n")
+    old_lines.append(raw.split("\n")[-1])
+    new_lines = new_text.split("\n")
+    new_ends = [eol] * (len(new_lines) - 1)
+    matcher = SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, _j2 in matcher.get_opcodes():
+        if tag != "equal":
+            continue
+        for offset in range(i2 - i1):
+            i, j = i1 + offset, j1 + offset
+            if i < len(old_ends) and j < len(new_ends):
+                new_ends[j] = old_ends[i]
+    return (
+        "".join(line + end for line, end in zip(new_lines, new_ends, strict=False))
+        + (new_lines[-1])
+    )

@@ -1,0 +1,97 @@
+"""The ``write`` tool: create or overwrite a file atomically, creating its directories."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from omp.tools import Tool, ToolResult
+from pydantic import BaseModel, Field
+
+from omp_tool_edit.fileio import atomic_write, count_lines, reason, resolve, shown
+
+
+class WriteParams(BaseModel):
+    path: str = Field(description="File to write, relative to the working directory or absolute.")
+    content: str = Field(description="The complete content of the file.")
+
+
+class WriteTool(Tool):
+    name = "write"
+    label = "Write"
+    description = (
+        "Write content to a file, creating it and its parent directories, or replacing "
+        "the whole file if it exists. Prefer edit to change part of a file."
+    )
+    parameters = WriteParams
+
+    def execute(
+        self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
+    ) -> ToolResult:
+        abs_path = resolve(ctx, params.path)
+        name = shown(ctx, abs_path)
+        target = os.path.realpath(abs_path)  # write through a symlink, keep the link
+        details: dict[str, Any] = {"path": abs_path}
+
+        try:
+            st: os.stat_result | None = os.stat(target)
+        except FileNotFoundError:
+            st = None
+        except NotADirectoryError:
+            return ToolResult.error(
+                f"Cannot write {name}: a parent of it is a file, not a directory.", details
+            )
+        except OSError as exc:
+            return ToolResult.error(f"Cannot write {name}: {reason(exc)}.", details)
+        if st is not None:
+            if stat.S_ISDIR(st.st_mode):
+                return ToolResult.error(
+                    f"{name} is a directory; give the path of a file to write.", details
+                )
+            if not stat.S_ISREG(st.st_mode):
+                return ToolResult.error(f"Cannot write {name}: it is not a regular file.", details)
+            if not os.access(target, os.W_OK):
+                return ToolResult.error(
+                    f"Cannot write {name}: permission denied (the file is read-only).", details
+                )
+        try:
+            data = params.content.encode("utf-8")
+        except UnicodeEncodeError:
+            return ToolResult.error(
+                "content contains characters that cannot be written as UTF-8 "
+                "(an unpaired surrogate?); nothing was written.",
+                details,
+            )
+        if signal is not None and signal.aborted:
+            return ToolResult.error("Write aborted; nothing was written.", details)
+
+        parent = os.path.dirname(target)
+        try:
+            os.makedirs(parent, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            return ToolResult.error(
+                f"Cannot write {name}: a parent of it is a file, not a directory.", details
+            )
+        except OSError as exc:
+            return ToolResult.error(
+                f"Cannot create the directory of {name}: {reason(exc)}.", details
+            )
+        try:
+            atomic_write(target, data, None if st is None else stat.S_IMODE(st.st_mode))
+        except OSError as exc:
+            return ToolResult.error(f"Cannot write {name}: {reason(exc)}.", details)
+
+        ledger = getattr(ctx, "file_reads", None)
+        if ledger is not None:
+            ledger.record(Path(abs_path), data)
+        lines = count_lines(params.content)
+        details.update(bytes=len(data), lines=lines, created=st is None)
+        return ToolResult.text(
+            f"Wrote {_plural(len(data), 'byte')} ({_plural(lines, 'line')}) to {name}", details
+        )
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"

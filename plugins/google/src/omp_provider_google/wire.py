@@ -1,0 +1,89 @@
+"""The google-generative-ai wire API: POST .../models/{id}:streamGenerateContent?alt=sse
+with the key in x-goog-api-key, decoded by StreamParser."""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import AsyncIterator
+from typing import Any
+
+from omp.llm.driver import timeouts
+from omp.llm.errors import ProviderError
+from omp.llm.sse import iter_sse, iter_sse_sync, split_lines
+from omp.llm.transport import stream_lines
+from omp.providers import AssistantStream, Model
+
+from omp_provider_google.convert import build_request
+from omp_provider_google.parse import StreamParser
+
+_clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def client() -> Any:
+    """The shared httpx.AsyncClient of the running event loop."""
+    loop = asyncio.get_running_loop()
+    found = _clients.get(loop)
+    if found is None or found.is_closed:
+        import httpx
+
+        found = _clients[loop] = httpx.AsyncClient(timeout=None)
+    return found
+
+
+def endpoint(request: Any) -> str:
+    return f"{request.base_url}/models/{request.model.id}:streamGenerateContent?alt=sse"
+
+
+def headers(request: Any) -> dict[str, str]:
+    out = {"accept": "text/event-stream"}
+    if request.api_key:
+        out[request.compat.get("apiKeyHeader") or "x-goog-api-key"] = request.api_key
+    out.update(request.headers)
+    return out
+
+
+class GoogleWire:
+    api = "google-generative-ai"
+
+    async def attempt(self, request: Any, out: AssistantStream) -> AsyncIterator[dict[str, Any]]:
+        first, idle = timeouts(request.options.settings)
+        lines = stream_lines(
+            client(),
+            endpoint(request),
+            headers=headers(request),
+            body=build_request(request),
+            secrets=request.secrets,
+            first_timeout=first,
+            idle_timeout=idle,
+        )
+        parser = StreamParser(out, request.secrets)
+        try:
+            async for event in iter_sse(lines):
+                for normalized in parser.feed(event):
+                    yield normalized
+        except ProviderError as exc:
+            if exc.kind not in ("transport", "timeout") or not out.message.content:
+                raise
+            # the connection broke after content arrived: say what that means for the user
+            raise ProviderError(
+                f"the stream ended before the response was complete ({exc.message})",
+                retryable=exc.retryable,
+                kind="incomplete",
+            ) from None
+        for normalized in parser.finish():
+            yield normalized
+
+
+WIRE = GoogleWire()
+
+
+def parse_recorded(data: bytes, model: Model) -> list[dict[str, Any]]:
+    """A recorded response body replayed from memory through the same parser."""
+    out = AssistantStream(model)
+    parser = StreamParser(out)
+    events = [out.start()]
+    for event in iter_sse_sync(split_lines(data)):
+        events.extend(parser.feed(event))
+    events.extend(parser.finish())
+    return events

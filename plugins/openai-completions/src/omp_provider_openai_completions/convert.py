@@ -1,0 +1,234 @@
+"""The request body: omp's messages, tools and options in the Chat Completions format.
+
+``build_request`` is the one place where the kernel's messages become wire messages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import string
+from typing import Any
+
+from omp.llm.usage import effort, thinking_value
+from omp.messages import (
+    AssistantMessage,
+    DeveloperMessage,
+    ImageContent,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from omp.providers import Model
+
+OPENAI_ID_LIMIT = 40
+_ALPHANUMERIC = string.ascii_letters + string.digits
+_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
+IMAGE_OMITTED = "(image omitted: this model does not accept images)"
+
+
+def build_request(request: Any) -> dict[str, Any]:
+    """The JSON body for POST {baseUrl}/chat/completions."""
+    model, context, options = request.model, request.context, request.options
+    compat = request.compat
+    body: dict[str, Any] = {
+        "model": model.id,
+        "messages": _messages(model, context.system_prompt, context.messages, compat),
+        "stream": True,
+    }
+    if compat.get("supportsUsageInStreaming") is not False:
+        body["stream_options"] = {"include_usage": True}
+    if context.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": tool["name"],
+                    "description": tool.get("description", ""),
+                    "parameters": tool.get("parameters") or {"type": "object", "properties": {}},
+                },
+            }
+            for tool in context.tools
+        ]
+    if options.max_tokens:
+        body[compat.get("maxTokensField") or "max_completion_tokens"] = options.max_tokens
+    body.update(_thinking(model, options.thinking_level, compat))
+    return body
+
+
+def _thinking(model: Model, level: str, compat: dict[str, Any]) -> dict[str, Any]:
+    """Reasoning parameters; ``off`` (or a level the model maps to None) sends none,
+    except for the formats whose servers think by default and must be told not to."""
+    if not model.reasoning:
+        return {}
+    chosen: str | None = None
+    if level and level != "off":
+        value = thinking_value(model, level)
+        if value is not None:
+            chosen = str(value) if level in model.thinking_level_map else effort(level)
+    fmt = compat.get("thinkingFormat")
+    if fmt == "qwen":
+        return {"enable_thinking": chosen is not None}
+    if fmt == "zai":
+        return {"thinking": {"type": "enabled" if chosen else "disabled"}}
+    if chosen is None:
+        return {}
+    if fmt == "openrouter":
+        return {"reasoning": {"effort": chosen}}
+    if compat.get("supportsReasoningEffort") is False:
+        return {}
+    return {"reasoning_effort": chosen}
+
+
+def tool_call_id(raw: str, length: int | None = None) -> str:
+    """An id the API accepts, the same for a call and its result: ``length`` alphanumeric
+    characters from a hash (Mistral wants 9), else the id itself when it is short and
+    plain, else a 40-character form that keeps its start and a hash of the whole."""
+    if length and len(raw) == length and raw.isascii() and raw.isalnum():
+        return raw
+    digest = hashlib.sha256(raw.encode("utf-8")).digest()
+    if length:
+        number = int.from_bytes(digest, "big")
+        chars = []
+        for _ in range(length):
+            number, rest = divmod(number, len(_ALPHANUMERIC))
+            chars.append(_ALPHANUMERIC[rest])
+        return "".join(chars)
+    clean = _ID_CHARS.sub("_", raw)
+    if clean == raw and 0 < len(raw) <= OPENAI_ID_LIMIT:
+        return raw
+    return f"{clean[: OPENAI_ID_LIMIT - 9]}_{digest.hex()[:8]}"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _image_part(block: ImageContent) -> dict[str, Any]:
+    return {
+        "type": "image_url",
+        "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"},
+    }
+
+
+def _user_content(content: Any, images: bool) -> str | list[dict[str, Any]]:
+    """A string when there is only text, else text and image_url parts."""
+    if isinstance(content, str):
+        return content
+    if not any(isinstance(block, ImageContent) for block in content):
+        return "".join(block.text for block in content if isinstance(block, TextContent))
+    parts: list[dict[str, Any]] = []
+    for block in content:
+        if isinstance(block, TextContent):
+            parts.append({"type": "text", "text": block.text})
+        elif isinstance(block, ImageContent):
+            parts.append(_image_part(block) if images else {"type": "text", "text": IMAGE_OMITTED})
+    return parts
+
+
+def _messages(
+    model: Model, system_prompt: str, messages: list[Any], compat: dict[str, Any]
+) -> list[dict[str, Any]]:
+    id_length = int(compat.get("toolCallIdLength") or 0) or None
+    images = "image" in model.input
+    system_role = (
+        "developer"
+        if model.reasoning and compat.get("supportsDeveloperRole") is not False
+        else "system"
+    )
+    out: list[dict[str, Any]] = []
+    if system_prompt:
+        out.append({"role": system_role, "content": system_prompt})
+    pending: dict[str, str] = {}
+    """Tool calls sent and not answered yet: wire id -> tool name."""
+    tool_images: list[dict[str, Any]] = []
+
+    def settle() -> None:
+        """Before any message that is not a tool result: answer the calls left without a
+        result (the API rejects them) and show the images the tool results returned."""
+        for wire_id in pending:
+            out.append({"role": "tool", "tool_call_id": wire_id, "content": "No result provided"})
+        pending.clear()
+        if tool_images:
+            text = {"type": "text", "text": "Images returned by the tool call(s) above:"}
+            out.append({"role": "user", "content": [text, *tool_images]})
+            tool_images.clear()
+
+    for message in messages:
+        if isinstance(message, ToolResultMessage):
+            wire_id = tool_call_id(message.tool_call_id, id_length)
+            if wire_id not in pending:
+                continue  # answers no call that was sent
+            del pending[wire_id]
+            out.append(_tool_result(message, wire_id, images, compat, tool_images))
+            continue
+        settle()
+        if isinstance(message, UserMessage):
+            out.append({"role": "user", "content": _user_content(message.content, images)})
+        elif isinstance(message, DeveloperMessage):
+            content = _user_content(message.content, images)
+            if isinstance(content, str):
+                out.append({"role": system_role, "content": content})
+            else:
+                out.append({"role": "user", "content": content})
+        elif isinstance(message, AssistantMessage):
+            entry = _assistant(message, id_length)
+            if entry is not None:
+                out.append(entry)
+                for call in entry.get("tool_calls", []):
+                    pending[call["id"]] = call["function"]["name"]
+    settle()
+    return out
+
+
+def _assistant(message: AssistantMessage, id_length: int | None) -> dict[str, Any] | None:
+    """Text and tool calls; thinking is never sent back. A failed or aborted message
+    keeps its text but not its tool calls, which were never run."""
+    text = "".join(
+        block.text for block in message.content if isinstance(block, TextContent) and block.text
+    )
+    calls = []
+    if message.stop_reason not in ("error", "aborted"):
+        calls = [
+            {
+                "id": tool_call_id(block.id, id_length),
+                "type": "function",
+                "function": {"name": block.name, "arguments": _json(block.arguments)},
+            }
+            for block in message.content
+            if isinstance(block, ToolCall)
+        ]
+    if not text.strip() and not calls:
+        return None
+    entry: dict[str, Any] = {"role": "assistant", "content": text or None}
+    if calls:
+        entry["tool_calls"] = calls
+    return entry
+
+
+def _tool_result(
+    message: ToolResultMessage,
+    wire_id: str,
+    images: bool,
+    compat: dict[str, Any],
+    tool_images: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """A role "tool" message: its text (tool messages cannot carry images, so those go
+    in a user message after the tool results, with a note here)."""
+    text = "\n".join(block.text for block in message.content if isinstance(block, TextContent))
+    pictures = [block for block in message.content if isinstance(block, ImageContent)]
+    if pictures:
+        if images:
+            tool_images.extend(_image_part(block) for block in pictures)
+            note = f"({len(pictures)} image(s) attached in the next message)"
+        else:
+            note = IMAGE_OMITTED
+        text = f"{text}\n{note}" if text else note
+    if message.is_error and not text.lower().startswith("error"):
+        text = f"Error: {text}" if text else "Error"
+    entry = {"role": "tool", "tool_call_id": wire_id, "content": text or "(no output)"}
+    if compat.get("requiresToolResultName"):
+        entry["name"] = message.tool_name
+    return entry

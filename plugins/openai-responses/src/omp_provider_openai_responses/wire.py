@@ -1,0 +1,92 @@
+"""The openai-responses WireApi: POST {base_url}/responses with ``stream: true`` and turn
+the Server-Sent Events into omp's normalized events (see parse.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from typing import Any
+
+from omp.llm.driver import timeouts
+from omp.llm.errors import ProviderError
+from omp.llm.sse import iter_sse
+from omp.llm.transport import stream_lines
+from omp.providers import AssistantStream
+
+from omp_provider_openai_responses.convert import build_request
+from omp_provider_openai_responses.parse import StreamParser, decode_event, parse_recorded
+
+__all__ = ["WIRE", "ResponsesWire", "build_request", "parse_recorded"]
+
+
+class ResponsesWire:
+    api = "openai-responses"
+
+    def __init__(self) -> None:
+        # One client per event loop: a client's connections belong to the loop that made
+        # them. Weak keys, so a finished loop's client goes with it (ids can be reused).
+        self._clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+    def client(self) -> Any:
+        import httpx
+
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None or client.is_closed:
+            client = self._clients[loop] = httpx.AsyncClient(timeout=None)
+        return client
+
+    def headers(self, request: Any) -> dict[str, str]:
+        headers = {"content-type": "application/json", "accept": "text/event-stream"}
+        headers.update(request.headers)
+        has_auth = any(name.lower() == "authorization" for name in request.headers)
+        if request.api_key and request.provider.config.auth_header and not has_auth:
+            headers["authorization"] = f"Bearer {request.api_key}"
+        return headers
+
+    async def attempt(self, request: Any, out: AssistantStream) -> AsyncIterator[dict[str, Any]]:
+        body = build_request(request)
+        first, idle = timeouts(request.options.settings)
+        parser = StreamParser(out, request.secrets)
+        lines = stream_lines(
+            self.client(),
+            f"{request.base_url}/responses",
+            headers=self.headers(request),
+            body=body,
+            secrets=request.secrets,
+            first_timeout=first,
+            idle_timeout=idle,
+        )
+        try:
+            async with aclosing(lines), aclosing(iter_sse(lines)) as events:
+                async for sse in events:
+                    data = decode_event(sse)
+                    if data is None:
+                        continue
+                    for event in parser.feed(data):
+                        yield event
+                    if parser.completed:
+                        break
+        except ProviderError as exc:
+            raise _explained(exc, parser) from None
+        for event in parser.finish():
+            yield event
+
+
+def _explained(error: ProviderError, parser: StreamParser) -> ProviderError:
+    if error.kind == "insufficient_quota":
+        # OpenAI answers an exhausted quota with HTTP 429: waiting will not help.
+        error.retryable = False
+    if error.kind == "transport" and parser.streamed:
+        return ProviderError(
+            f"the stream ended early: {error.message}",
+            status=error.status,
+            retryable=error.retryable,
+            kind="incomplete",
+        )
+    return error
+
+
+WIRE = ResponsesWire()

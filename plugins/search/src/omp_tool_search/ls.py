@@ -1,0 +1,90 @@
+"""The ``ls`` tool: one folder's entries, sorted, with kinds and sizes."""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import Any
+
+from omp.tools import Tool, ToolResult
+from pydantic import BaseModel, Field
+
+LS_LIMIT = 500
+
+
+class LsParams(BaseModel):
+    path: str | None = Field(default=None, description="Folder to list (default: cwd)")
+    limit: int = Field(default=LS_LIMIT, ge=1, description="Most entries to list")
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{size} B" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"  # pragma: no cover
+
+
+def describe(path: str, name: str) -> tuple[str, str]:
+    """(line, kind) for one entry: ``dir/``, ``file  12 B``, ``link -> target``."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return f"{name}  [unreadable]", "other"
+    if stat.S_ISLNK(st.st_mode):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        try:
+            is_dir = stat.S_ISDIR(os.stat(path).st_mode)
+        except OSError:
+            return f"{name} -> {target}  [broken link]", "link"
+        return f"{name}{'/' if is_dir else ''} -> {target}", "link"
+    if stat.S_ISDIR(st.st_mode):
+        return name + "/", "dir"
+    if stat.S_ISREG(st.st_mode):
+        return f"{name}  {human_size(st.st_size)}", "file"
+    return f"{name}  [special file]", "other"
+
+
+class LsTool(Tool):
+    name = "ls"
+    label = "List"
+    description = (
+        "List a folder: entries sorted by name, folders end in /, files with sizes, "
+        "symlinks as name -> target. Includes dotfiles."
+    )
+    parameters = LsParams
+
+    def execute(self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any):
+        cwd = getattr(ctx, "cwd", None) or os.getcwd()
+        shown = params.path or "."
+        folder = os.path.normpath(os.path.join(cwd, os.path.expanduser(params.path or ".")))
+        if not os.path.lexists(folder):
+            return ToolResult.error(f"Path not found: {shown}")
+        if not os.path.isdir(folder):
+            line = describe(folder, os.path.basename(folder))[0]
+            return ToolResult.text(line, {"path": folder, "entries": 1, "total": 1})
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError as exc:
+            return ToolResult.error(f"Cannot list {shown}: {exc.strerror or exc}")
+        details: dict[str, Any] = {"path": folder, "total": len(names)}
+        if not names:
+            details["entries"] = 0
+            return ToolResult.text(f"{shown} is an empty folder.", details)
+        lines = []
+        for name in names[: params.limit]:
+            if signal is not None and signal.aborted:
+                return ToolResult.error("ls aborted.", details)
+            lines.append(describe(os.path.join(folder, name), name)[0])
+        details["entries"] = len(lines)
+        text = "\n".join(lines)
+        if len(names) > len(lines):
+            text += (
+                f"\n\n[showing {len(lines)} of {len(names)} entries; raise limit or "
+                "list a subfolder]"
+            )
+        return ToolResult.text(text, details)

@@ -1,0 +1,41 @@
+"""Entry module of omp-tool-search: only the hooks, cheap to import (``omp --help`` loads it).
+
+``omp_register_tools`` adds find, grep and ls. ``omp_search`` is the pure-Python search
+backend: ``trylast``, so any other backend (natives, tryfirst) that answers wins. It
+runs the search in a worker thread; when the awaiting call is cancelled (the run was
+aborted) the walk is told to stop.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import omp
+
+
+@omp.hookimpl
+def omp_register_tools(api: Any) -> list[Any]:
+    from omp_tool_search.ls import LsTool
+    from omp_tool_search.tools import FindTool, GrepTool
+
+    return [FindTool(), GrepTool(), LsTool()]
+
+
+@omp.hookimpl(trylast=True)
+async def omp_search(event: Any) -> dict[str, Any] | None:
+    if event.kind not in ("grep", "find"):
+        return None
+    import asyncio
+    import threading
+
+    from omp_tool_search import backend
+
+    stop = threading.Event()
+    try:
+        answer = await asyncio.to_thread(
+            backend.search, event.kind, dict(event.params), event.cwd, stop
+        )
+    except asyncio.CancelledError:
+        stop.set()
+        raise
+    return {"result": answer}
