@@ -17,6 +17,7 @@ from typing import Any
 from omp.errors import OmpError
 from omp.messages import (
     AssistantMessage,
+    RedactedThinkingContent,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -137,6 +138,10 @@ class AssistantStream:
         if signature is not None:
             block.thinking_signature = signature
         return self._event("thinking_end", contentIndex=self._index, content=block.thinking)
+
+    def redacted_thinking(self, data: str) -> None:
+        """An encrypted thinking block (no text to stream); kept to be sent back."""
+        self.message.content.append(RedactedThinkingContent(data=data))
 
     def toolcall_start(self, call_id: str, name: str) -> dict[str, Any]:
         self.message.content.append(ToolCall(id=call_id, name=name, arguments={}))

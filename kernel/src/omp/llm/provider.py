@@ -4,6 +4,8 @@ handled here once, for every API."""
 
 from __future__ import annotations
 
+import contextlib
+import re
 import socket
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -16,6 +18,9 @@ from omp.llm.config import ProviderConfig, auth_file, key_source, resolve_key, r
 from omp.llm.driver import run_stream
 from omp.llm.errors import ProviderError
 from omp.providers import AssistantStream, LlmContext, Model, Provider, StreamOptions
+
+_CREDENTIAL = re.compile(r"auth|key|token|secret|cookie|password", re.IGNORECASE)
+"""Header names whose values are credentials, hidden from every error message."""
 
 
 class WireApi(Protocol):
@@ -43,7 +48,9 @@ class Request:
     ) -> None:
         self.provider, self.model, self.context, self.options = provider, model, context, options
         self.api_key, self.headers = api_key, headers
-        self.secrets: list[str | None] = [api_key, *headers.values()]
+        self.secrets: list[str | None] = [api_key] + [
+            value for name, value in headers.items() if _CREDENTIAL.search(name)
+        ]
 
     @property
     def base_url(self) -> str:
@@ -142,10 +149,12 @@ class HttpProvider(Provider):
             yield out.error(self.unavailable_reason({}) or "no API key")
             return
         request = Request(self, model, context, options, key, headers)
-        async for event in run_stream(
+        events = run_stream(
             model, options, lambda out: self.wire.attempt(request, out), request.secrets
-        ):
-            yield event
+        )
+        async with contextlib.aclosing(events):
+            async for event in events:
+                yield event
 
 
 class UnusableProvider(Provider):

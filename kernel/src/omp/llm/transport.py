@@ -26,7 +26,9 @@ async def stream_lines(
 ) -> AsyncIterator[str]:
     """The response's lines. ``first_timeout`` bounds the wait for the first line (the
     request, connecting included), ``idle_timeout`` every wait after it; either one
-    ends the stream with a ProviderError saying which."""
+    ends the stream with a ProviderError saying which. Iterate it inside
+    ``contextlib.aclosing`` (or from an attempt the driver closes) so the response is
+    released in the task that opened it."""
     waited, limit = "first-event", first_timeout
     try:
         async with asyncio.timeout(first_timeout):

@@ -1,0 +1,1 @@
+"""The anthropic-messages API for omp. See plugin.py for the hook implementation."""

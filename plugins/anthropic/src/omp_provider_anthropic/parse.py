@@ -1,0 +1,170 @@
+"""Anthropic's stream events as omp's normalized events, independent of HTTP.
+
+``StreamParser.feed`` takes one decoded SSE event (``omp.llm.sse.SseEvent``) or its JSON
+object; the event's kind is read from the JSON ``type`` (some servers omit ``event:``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from omp.llm.errors import ProviderError, stream_error
+from omp.messages import RedactedThinkingContent
+from omp.providers import AssistantStream
+
+STOP_REASONS = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "refusal": "stop",
+    "pause_turn": "stop",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "tool_use": "toolUse",
+}
+_ENDS = {"text": "text_end", "thinking": "thinking_end", "tool_use": "toolcall_end"}
+
+
+class StreamParser:
+    def __init__(self, out: AssistantStream, secrets: list[str | None] | None = None) -> None:
+        self.out = out
+        self.secrets = list(secrets or [])
+        self.open: dict[int, str] = {}
+        """Index of each block still open -> its kind (text | thinking | tool_use)."""
+        self.signature: str | None = None
+        self.stop_reason: str | None = None
+        self.done = False
+        self.started = False
+        """Whether any content arrived (a failure after it is not retried)."""
+
+    def feed(self, event: Any) -> list[dict[str, Any]]:
+        data = event if isinstance(event, dict) else _json(event.data, self.secrets)
+        kind = data.get("type") or getattr(event, "event", None)
+        if self.done or kind in (None, "ping"):
+            return []
+        handler = getattr(self, "_on_" + str(kind), None)
+        return handler(data) if handler else []
+
+    def finish(self) -> list[dict[str, Any]]:
+        """The final done when the message was complete; else a ProviderError."""
+        if self.done:
+            return []
+        if self.stop_reason is not None:
+            return self._on_message_stop({})
+        raise ProviderError(
+            "the stream ended early, before the response was complete",
+            retryable=not self.started,
+            kind="incomplete",
+        )
+
+    # -- events ------------------------------------------------------------------------
+
+    def _on_error(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        error = data.get("error", data)
+        if not isinstance(error, dict):
+            raise stream_error(str(error), None, self.secrets)
+        message = str(error.get("message") or json.dumps(error))
+        raise stream_error(message, error.get("type"), self.secrets)
+
+    def _on_message_start(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        self._usage((data.get("message") or {}).get("usage") or {})
+        return []
+
+    def _on_message_delta(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        reason = (data.get("delta") or {}).get("stop_reason")
+        if reason:
+            self.stop_reason = reason
+        self._usage(data.get("usage") or {})
+        return []
+
+    def _on_message_stop(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        events = [self._end(index) for index in sorted(self.open)]
+        self.done = True
+        reason = STOP_REASONS.get(self.stop_reason or "") if self.stop_reason else None
+        if reason is None and self.stop_reason:
+            reason = "stop"
+        events.append(self.out.done(reason))
+        return events
+
+    def _on_content_block_start(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        block = data.get("content_block") or {}
+        index, kind = int(data.get("index", len(self.open))), block.get("type")
+        events: list[dict[str, Any]] = [self._end(i) for i in sorted(self.open) if i != index]
+        out = self.out
+        if kind == "text":
+            events.append(out.text_start())
+            if block.get("text"):
+                events.append(out.text_delta(block["text"]))
+        elif kind == "thinking":
+            events.append(out.thinking_start())
+            self.signature = block.get("signature") or None
+            if block.get("thinking"):
+                events.append(out.thinking_delta(block["thinking"]))
+        elif kind == "tool_use":
+            events.append(out.toolcall_start(str(block.get("id") or ""), str(block.get("name"))))
+            if block.get("input"):
+                events.append(out.toolcall_delta(json.dumps(block["input"])))
+        elif kind == "redacted_thinking":
+            # kept verbatim (sent back unchanged); there is no normalized event for it
+            out.message.content.append(RedactedThinkingContent(data=str(block.get("data", ""))))
+            self.started = True
+            return events
+        else:
+            return events  # server tools and other block kinds are not shown
+        self.open[index] = kind
+        self.started = True
+        return events
+
+    def _on_content_block_delta(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        delta = data.get("delta") or {}
+        kind = self.open.get(int(data.get("index", -1)))
+        if kind is None:
+            return []
+        dtype = delta.get("type")
+        if dtype == "text_delta" and kind == "text" and delta.get("text"):
+            return [self.out.text_delta(delta["text"])]
+        if dtype == "thinking_delta" and kind == "thinking" and delta.get("thinking"):
+            return [self.out.thinking_delta(delta["thinking"])]
+        if dtype == "signature_delta" and kind == "thinking":
+            self.signature = (self.signature or "") + str(delta.get("signature") or "")
+            self.out.message.content[-1].thinking_signature = self.signature
+        elif dtype == "input_json_delta" and kind == "tool_use" and delta.get("partial_json"):
+            return [self.out.toolcall_delta(delta["partial_json"])]
+        return []
+
+    def _on_content_block_stop(self, data: dict[str, Any]) -> list[dict[str, Any]]:
+        index = int(data.get("index", -1))
+        return [self._end(index)] if index in self.open else []
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _end(self, index: int) -> dict[str, Any]:
+        kind = self.open.pop(index)
+        if kind == "thinking":
+            signature, self.signature = self.signature, None
+            return self.out.thinking_end(signature)
+        return getattr(self.out, _ENDS[kind])()
+
+    def _usage(self, usage: dict[str, Any]) -> None:
+        target = self.out.message.usage
+        for field, key in (
+            ("input", "input_tokens"),
+            ("output", "output_tokens"),
+            ("cache_read", "cache_read_input_tokens"),
+            ("cache_write", "cache_creation_input_tokens"),
+        ):
+            value = usage.get(key)
+            if isinstance(value, int):
+                setattr(target, field, value)
+        target.total_tokens = target.input + target.output + target.cache_read + target.cache_write
+
+
+def _json(text: str, secrets: list[str | None]) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        from omp.llm.errors import redact
+
+        snippet = redact(" ".join(text.split())[:200], secrets)
+        raise ProviderError(f"the provider sent an unreadable event: {snippet}") from None
+    return data if isinstance(data, dict) else {}
