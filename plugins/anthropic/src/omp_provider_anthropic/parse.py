@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from omp.llm.errors import ProviderError, stream_error
+from omp.llm.sse import json_loads
 from omp.messages import RedactedThinkingContent
 from omp.providers import AssistantStream
 
@@ -40,8 +41,10 @@ class StreamParser:
     def feed(self, event: Any) -> list[dict[str, Any]]:
         data = event if isinstance(event, dict) else _json(event.data, self.secrets)
         kind = data.get("type") or getattr(event, "event", None)
-        if self.done or kind in (None, "ping"):
+        if self.done or kind is None or kind == "ping":
             return []
+        if kind == "content_block_delta":  # nearly every event: skip the lookup
+            return self._on_content_block_delta(data)
         handler = getattr(self, "_on_" + str(kind), None)
         return handler(data) if handler else []
 
@@ -116,15 +119,18 @@ class StreamParser:
         return events
 
     def _on_content_block_delta(self, data: dict[str, Any]) -> list[dict[str, Any]]:
-        delta = data.get("delta") or {}
-        kind = self.open.get(int(data.get("index", -1)))
-        if kind is None:
+        delta = data.get("delta")
+        index = data.get("index", -1)
+        kind = self.open.get(index if type(index) is int else int(index))
+        if kind is None or not delta:
             return []
         dtype = delta.get("type")
-        if dtype == "text_delta" and kind == "text" and delta.get("text"):
-            return [self.out.text_delta(delta["text"])]
-        if dtype == "thinking_delta" and kind == "thinking" and delta.get("thinking"):
-            return [self.out.thinking_delta(delta["thinking"])]
+        if dtype == "text_delta":
+            text = delta.get("text")
+            return [self.out.text_delta(text)] if kind == "text" and text else []
+        if dtype == "thinking_delta":
+            thinking = delta.get("thinking")
+            return [self.out.thinking_delta(thinking)] if kind == "thinking" and thinking else []
         if dtype == "signature_delta" and kind == "thinking":
             self.signature = (self.signature or "") + str(delta.get("signature") or "")
             self.out.message.content[-1].thinking_signature = self.signature
@@ -161,7 +167,7 @@ class StreamParser:
 
 def _json(text: str, secrets: list[str | None]) -> dict[str, Any]:
     try:
-        data = json.loads(text)
+        data = json_loads(text)
     except ValueError:
         from omp.llm.errors import redact
 

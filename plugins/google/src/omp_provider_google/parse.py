@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from omp.llm.errors import ProviderError, stream_error
+from omp.llm.sse import json_loads
 from omp.providers import AssistantStream
 
 RETRYABLE = {"RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED"}
@@ -37,7 +38,7 @@ class StreamParser:
             if not data.strip():
                 return []
             try:
-                data = json.loads(data)
+                data = json_loads(data)
             except ValueError:
                 raise ProviderError(
                     "the stream ended before the response was complete "

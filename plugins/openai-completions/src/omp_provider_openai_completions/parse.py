@@ -11,7 +11,7 @@ import uuid
 from typing import Any
 
 from omp.llm.errors import RETRYABLE_STATUS, ProviderError, redact, stream_error
-from omp.llm.sse import SseEvent
+from omp.llm.sse import SseEvent, json_loads
 from omp.providers import AssistantStream, parse_partial_json
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
@@ -62,7 +62,7 @@ class StreamParser:
         if not data:
             return []
         try:
-            chunk = json.loads(data)
+            chunk = json_loads(data)
         except ValueError:
             text = redact(data[:200], self.secrets)
             raise ProviderError(

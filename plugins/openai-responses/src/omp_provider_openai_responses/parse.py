@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from omp.llm.errors import ProviderError, stream_error
-from omp.llm.sse import SseEvent, iter_sse_sync, split_lines
+from omp.llm.sse import SseEvent, iter_sse_sync, json_loads, split_lines
 from omp.providers import AssistantStream
 
 # OpenAI's codes for failures that a later attempt may not hit.
@@ -24,7 +24,7 @@ def decode_event(event: SseEvent) -> dict[str, Any] | None:
     """An SSE event's JSON payload (``type`` taken from the event name when missing);
     None for anything that is not a JSON object (``[DONE]``, keep-alives)."""
     try:
-        data = json.loads(event.data)
+        data = json_loads(event.data)
     except ValueError:
         return None
     if not isinstance(data, dict):
