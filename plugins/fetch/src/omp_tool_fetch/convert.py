@@ -8,11 +8,14 @@ import json
 import re
 import warnings
 
-from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, XMLParsedAsHTMLWarning
-from markdownify import MarkdownConverter
 
-warnings.filterwarnings("ignore", category=MarkupResemblesLocatorWarning)
-warnings.filterwarnings("ignore", category=XMLParsedAsHTMLWarning)
+def _quiet_bs4() -> None:
+    """bs4 warns about inputs that look like URLs or XML; pages are what they are."""
+    from bs4 import MarkupResemblesLocatorWarning, XMLParsedAsHTMLWarning
+
+    warnings.filterwarnings("ignore", category=MarkupResemblesLocatorWarning)
+    warnings.filterwarnings("ignore", category=XMLParsedAsHTMLWarning)
+
 
 NOISE_TAGS = (
     "script",
@@ -83,6 +86,10 @@ def decode(body: bytes, charset: str | None) -> str:
 
 def html_to_markdown(body: bytes, charset: str | None) -> tuple[str, str | None]:
     """The page as Markdown (its single <main> if it has one), and its <title>."""
+    from bs4 import BeautifulSoup  # imported here: bs4 costs ~60 ms at startup
+    from markdownify import MarkdownConverter
+
+    _quiet_bs4()
     soup = BeautifulSoup(body, "html.parser", from_encoding=charset)
     title = soup.title.get_text(" ", strip=True) if soup.title else None
     for tag in soup(NOISE_TAGS):

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-import httpx
 from omp.tools import Tool, ToolResult
 from pydantic import BaseModel, Field
 
@@ -65,6 +64,8 @@ class FetchTool(Tool):
     async def execute(
         self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
     ) -> ToolResult:
+        import httpx  # here, not at the top: every run imports this module
+
         url = params.url.strip()
         problem = _check_url(url)
         if problem:
@@ -126,6 +127,8 @@ def _check_url(url: str) -> str | None:
 
 
 async def _download(url: str, timeout: float, on_update: Any) -> Download:
+    import httpx
+
     async with asyncio.timeout(timeout):
         async with (
             httpx.AsyncClient(
