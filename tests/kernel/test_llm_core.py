@@ -258,3 +258,20 @@ def test_the_catalogue_is_complete():
                 "google-generative-ai",
             )
     assert providers["ollama"].local and not providers["ollama"].key_env
+
+
+def test_models_yml_is_read_like_models_json(tmp_path):
+    pytest.importorskip("yaml", reason="PyYAML is installed with the default distribution")
+    (tmp_path / "models.yml").write_text(
+        "providers:\n"
+        "  lmstudio:\n"
+        "    baseUrl: http://localhost:1234/v1\n"
+        "    api: openai-completions\n"
+        "    apiKey: lm-studio\n"
+        "    models:\n"
+        "      - id: qwen2.5-coder-7b\n"
+        "        contextWindow: 32768\n"
+    )
+    providers = {p.name: p for p in llm_config.load_providers(tmp_path)}
+    model = providers["lmstudio"].models[0]
+    assert (model.id, model.context_window, model.max_tokens) == ("qwen2.5-coder-7b", 32768, 16384)
