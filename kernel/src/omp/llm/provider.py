@@ -186,3 +186,11 @@ def raise_for_error_event(data: dict[str, Any], secrets: list[str | None]) -> No
             str(error.get("message") or error), error.get("type") or error.get("code"), secrets
         )
     raise ProviderError(str(error))
+
+
+def providers_for(api: str, wire: WireApi, agent_dir: Path) -> list[HttpProvider]:
+    """What an API plugin registers: every configured provider (catalogue and the
+    user's models file) whose api it implements."""
+    from omp.llm.config import load_providers
+
+    return [HttpProvider(c, wire, agent_dir) for c in load_providers(agent_dir) if c.api == api]

@@ -8,7 +8,8 @@ surface). A non-2xx answer becomes a ProviderError carrying the server's explana
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import weakref
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from omp.llm.errors import ProviderError, http_error, transport_error
@@ -61,3 +62,18 @@ async def stream_lines(
         ) from None
     except Exception as exc:
         raise transport_error(exc, secrets) from None
+
+
+_PER_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def per_loop(key: str, factory: Callable[[], Any]) -> Any:
+    """One object per running event loop and ``key`` - an HTTP client, which cannot
+    cross loops - made by ``factory`` on first use, and again once it was closed."""
+    objects = _PER_LOOP.setdefault(asyncio.get_running_loop(), {})
+    found = objects.get(key)
+    if found is None or getattr(found, "is_closed", False):
+        found = objects[key] = factory()
+    return found

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import weakref
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
@@ -11,14 +9,13 @@ from typing import Any
 from omp.llm.driver import timeouts
 from omp.llm.errors import ProviderError
 from omp.llm.sse import SseDecoder, iter_sse_sync, split_lines
-from omp.llm.transport import stream_lines
+from omp.llm.transport import per_loop, stream_lines
 from omp.providers import AssistantStream, Model
 
 from omp_provider_anthropic.convert import build_request
 from omp_provider_anthropic.parse import StreamParser
 
 API_VERSION = "2023-06-01"
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 
 
 def messages_url(base_url: str) -> str:
@@ -45,13 +42,13 @@ def request_headers(request: Any) -> dict[str, str]:
 
 def client() -> Any:
     """One shared httpx.AsyncClient per running event loop (the transport times it)."""
+    return per_loop("anthropic", _new_client)
+
+
+def _new_client() -> Any:
     import httpx
 
-    loop = asyncio.get_running_loop()
-    existing = _clients.get(loop)
-    if existing is None or existing.is_closed:
-        existing = _clients[loop] = httpx.AsyncClient(timeout=None)
-    return existing
+    return httpx.AsyncClient(timeout=None)
 
 
 class AnthropicWire:

@@ -3,32 +3,28 @@ with the key in x-goog-api-key, decoded by StreamParser."""
 
 from __future__ import annotations
 
-import asyncio
-import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
 from omp.llm.driver import timeouts
 from omp.llm.errors import ProviderError
 from omp.llm.sse import iter_sse, iter_sse_sync, split_lines
-from omp.llm.transport import stream_lines
+from omp.llm.transport import per_loop, stream_lines
 from omp.providers import AssistantStream, Model
 
 from omp_provider_google.convert import build_request
 from omp_provider_google.parse import StreamParser
 
-_clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
-
 
 def client() -> Any:
     """The shared httpx.AsyncClient of the running event loop."""
-    loop = asyncio.get_running_loop()
-    found = _clients.get(loop)
-    if found is None or found.is_closed:
-        import httpx
+    return per_loop("google", _new_client)
 
-        found = _clients[loop] = httpx.AsyncClient(timeout=None)
-    return found
+
+def _new_client() -> Any:
+    import httpx
+
+    return httpx.AsyncClient(timeout=None)
 
 
 def endpoint(request: Any) -> str:

@@ -6,9 +6,7 @@ request with a shared httpx client and turns the SSE stream into normalized even
 
 from __future__ import annotations
 
-import asyncio
 import re
-import weakref
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
@@ -16,25 +14,22 @@ from typing import Any
 from omp.llm.driver import timeouts
 from omp.llm.errors import ProviderError, redact
 from omp.llm.sse import SseDecoder, iter_sse_sync, split_lines
-from omp.llm.transport import stream_lines
+from omp.llm.transport import per_loop, stream_lines
 from omp.providers import AssistantStream, Model
 
 from omp_provider_openai_completions.convert import build_request
 from omp_provider_openai_completions.parse import StreamParser
 
-_clients: dict[int, tuple[weakref.ref[Any], Any]] = {}
-
 
 def shared_client() -> Any:
     """One httpx.AsyncClient per running event loop (a client cannot cross loops)."""
+    return per_loop("openai-completions", _new_client)
+
+
+def _new_client() -> Any:
     import httpx
 
-    loop = asyncio.get_running_loop()
-    entry = _clients.get(id(loop))
-    if entry is None or entry[0]() is not loop:
-        entry = (weakref.ref(loop), httpx.AsyncClient(timeout=None))
-        _clients[id(loop)] = entry
-    return entry[1]
+    return httpx.AsyncClient(timeout=None)
 
 
 def request_headers(request: Any) -> dict[str, str]:

@@ -5,18 +5,11 @@ from __future__ import annotations
 
 import omp
 
-API = "openai-responses"
-
 
 @omp.hookimpl
 def omp_register_providers(api):
-    from omp.llm.config import load_providers
-    from omp.llm.provider import HttpProvider
+    from omp.llm.provider import providers_for
 
     from omp_provider_openai_responses.wire import WIRE
 
-    return [
-        HttpProvider(cfg, WIRE, api.agent_dir)
-        for cfg in load_providers(api.agent_dir)
-        if cfg.api == API
-    ]
+    return providers_for(WIRE.api, WIRE, api.agent_dir)

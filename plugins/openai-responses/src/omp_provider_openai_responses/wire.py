@@ -3,8 +3,6 @@ the Server-Sent Events into omp's normalized events (see parse.py)."""
 
 from __future__ import annotations
 
-import asyncio
-import weakref
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
@@ -12,7 +10,7 @@ from typing import Any
 from omp.llm.driver import timeouts
 from omp.llm.errors import ProviderError
 from omp.llm.sse import iter_sse
-from omp.llm.transport import stream_lines
+from omp.llm.transport import per_loop, stream_lines
 from omp.providers import AssistantStream
 
 from omp_provider_openai_responses.convert import build_request
@@ -21,22 +19,18 @@ from omp_provider_openai_responses.parse import StreamParser, decode_event, pars
 __all__ = ["WIRE", "ResponsesWire", "build_request", "parse_recorded"]
 
 
+def _new_client() -> Any:
+    import httpx
+
+    return httpx.AsyncClient(timeout=None)
+
+
 class ResponsesWire:
     api = "openai-responses"
 
-    def __init__(self) -> None:
-        # One client per event loop: a client's connections belong to the loop that made
-        # them. Weak keys, so a finished loop's client goes with it (ids can be reused).
-        self._clients: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
-
     def client(self) -> Any:
-        import httpx
-
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None or client.is_closed:
-            client = self._clients[loop] = httpx.AsyncClient(timeout=None)
-        return client
+        """One httpx.AsyncClient per running event loop (a client cannot cross loops)."""
+        return per_loop("openai-responses", _new_client)
 
     def headers(self, request: Any) -> dict[str, str]:
         headers = {"content-type": "application/json", "accept": "text/event-stream"}
