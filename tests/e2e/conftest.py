@@ -23,6 +23,20 @@ import pytest
 from omp.testing import write_script
 
 TIMEOUT = 60
+PROVIDER_KEYS = (
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "OPENROUTER_API_KEY",
+    "GROQ_API_KEY",
+    "XAI_API_KEY",
+    "MISTRAL_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "CEREBRAS_API_KEY",
+    "OLLAMA_HOST",
+)
+"""Never inherited: a developer's real key or Ollama must not turn a test into traffic."""
 
 _SCRUBBED = (
     "OMP_MODEL",
@@ -35,6 +49,7 @@ _SCRUBBED = (
     "PI_CODING_AGENT_DIR",
     "OMP_STRICT_PLUGINS",
     "OMP_TRACE_PLUGINS",
+    *PROVIDER_KEYS,
 )
 
 
@@ -112,6 +127,7 @@ class OmpCli:
             {
                 "OMP_CODING_AGENT_DIR": str(self.agent_dir),
                 "HOME": str(self.home),
+                "OLLAMA_HOST": "127.0.0.1:9",  # nothing listens there: no local model
                 "PYTHONDONTWRITEBYTECODE": "1",
                 "PYTHONUNBUFFERED": "1",
             }

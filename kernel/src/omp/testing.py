@@ -21,6 +21,20 @@ from typing import Any
 
 import pytest
 
+PROVIDER_KEYS = (
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+    "OPENROUTER_API_KEY",
+    "GROQ_API_KEY",
+    "XAI_API_KEY",
+    "MISTRAL_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "CEREBRAS_API_KEY",
+)
+"""Removed from the environment of every harness: tests must never reach a real model."""
+
 
 class EventLog(list):
     """Events a run produced, in order, with small helpers for assertions."""
@@ -73,8 +87,15 @@ class Harness:
         self.agent_dir.mkdir(exist_ok=True)
         monkeypatch.setenv("OMP_CODING_AGENT_DIR", str(self.agent_dir))
         monkeypatch.setenv("HOME", str(tmp_path / "home"))
-        for name in ("OMP_MODEL", "OMP_SCRIPT", "OMP_SETTINGS", "OMP_DISABLED_PLUGINS"):
+        for name in (
+            "OMP_MODEL",
+            "OMP_SCRIPT",
+            "OMP_SETTINGS",
+            "OMP_DISABLED_PLUGINS",
+            *PROVIDER_KEYS,
+        ):
             monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9")  # no local model server either
         self._scripts = 0
 
     def script(self, steps: Iterable[dict[str, Any]]) -> Path:
