@@ -173,7 +173,17 @@ def _bench(args: argparse.Namespace, omp: Path, python: str, scratch: Path) -> i
     helps = run_many("--help", [str(omp), "--help"], env, work, args.runs)
     help_text = helps[0].stdout
 
-    turns_cmd = [str(omp), "-p", "go", "--script", str(script), "--session", str(session)]
+    turns_cmd = [
+        str(omp),
+        "-p",
+        "go",
+        "--model",
+        "scripted/demo",
+        "--script",
+        str(script),
+        "--session",
+        str(session),
+    ]
     run_once(turns_cmd, env, work)  # warm-up: the heavier modules' bytecode
     turns = run_many("turns", turns_cmd, env, work, args.runs, before=fresh_session)
     answer = turns[-1].stdout.strip()
