@@ -20,23 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from omp.testing import write_script
+from omp.testing import PROVIDER_KEYS, write_script
 
 TIMEOUT = 60
-PROVIDER_KEYS = (
-    "ANTHROPIC_API_KEY",
-    "OPENAI_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-    "OPENROUTER_API_KEY",
-    "GROQ_API_KEY",
-    "XAI_API_KEY",
-    "MISTRAL_API_KEY",
-    "DEEPSEEK_API_KEY",
-    "CEREBRAS_API_KEY",
-    "OLLAMA_HOST",
-)
-"""Never inherited: a developer's real key or Ollama must not turn a test into traffic."""
 
 _SCRUBBED = (
     "OMP_MODEL",
@@ -49,7 +35,8 @@ _SCRUBBED = (
     "PI_CODING_AGENT_DIR",
     "OMP_STRICT_PLUGINS",
     "OMP_TRACE_PLUGINS",
-    *PROVIDER_KEYS,
+    *PROVIDER_KEYS,  # a developer's real key must not turn a test into traffic
+    "OLLAMA_HOST",
 )
 
 
