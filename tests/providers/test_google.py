@@ -495,7 +495,7 @@ def test_stream_cut_after_content_is_an_error_without_retry(replay_server, tmp_p
     assert types(events)[:3] == ["start", "text_start", "text_delta"]
     assert events[-1]["type"] == "error"
     text = events[-1]["error"].error_message
-    assert text.startswith("the stream ended before the response was complete")
+    assert text.startswith("the stream ended early: connection failed")
     assert "auto_retry_start" not in types(events)
     assert len(replay_server.requests) == 1
 

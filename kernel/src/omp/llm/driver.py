@@ -113,7 +113,7 @@ async def run_stream(
                     "attempt": retries,
                     "finalError": error.message,
                 }
-            yield failure(out, error, streamed)
+            yield failure(out, error)
             return
         retries += 1
         yield {
@@ -126,10 +126,8 @@ async def run_stream(
         await asyncio.sleep(delay)
 
 
-def failure(out: AssistantStream, error: ProviderError, streamed: bool = False) -> dict[str, Any]:
+def failure(out: AssistantStream, error: ProviderError) -> dict[str, Any]:
     message = error.message
-    if streamed and error.kind == "transport":
-        message = f"the stream ended before the response was complete ({message})"
     if error.context_overflow:
         message = (
             f"context overflow: the conversation no longer fits the model's context "

@@ -61,7 +61,12 @@ async def stream_lines(
             kind="timeout",
         ) from None
     except Exception as exc:
-        raise transport_error(exc, secrets) from None
+        error = transport_error(exc, secrets)
+        if waited == "idle":  # lines were delivered: the answer was cut off
+            error = ProviderError(
+                f"the stream ended early: {error.message}", retryable=True, kind="incomplete"
+            )
+        raise error from None
 
 
 _PER_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = (

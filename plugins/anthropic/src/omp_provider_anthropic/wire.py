@@ -69,25 +69,18 @@ class AnthropicWire:
             first_timeout=first,
             idle_timeout=idle,
         )
-        try:
-            async with aclosing(lines):
-                async for line in lines:
-                    event = decoder.feed(line)
-                    if event is None:
-                        continue
-                    for item in parser.feed(event):
-                        if item["type"] == "done":
-                            final.append(item)
-                        else:
-                            yield item
-                    if final:
-                        break  # message_stop: release the connection before reporting done
-        except ProviderError as exc:
-            if parser.started and exc.kind == "transport":
-                raise ProviderError(
-                    f"the stream ended early: {exc.message}", kind="incomplete"
-                ) from None
-            raise
+        async with aclosing(lines):
+            async for line in lines:
+                event = decoder.feed(line)
+                if event is None:
+                    continue
+                for item in parser.feed(event):
+                    if item["type"] == "done":
+                        final.append(item)
+                    else:
+                        yield item
+                if final:
+                    break  # message_stop: release the connection before reporting done
         if not final:
             last = decoder.finish()
             if last is not None:

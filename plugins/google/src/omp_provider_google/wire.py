@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from omp.llm.driver import timeouts
-from omp.llm.errors import ProviderError
 from omp.llm.sse import iter_sse, iter_sse_sync, split_lines
 from omp.llm.transport import per_loop, stream_lines
 from omp.providers import AssistantStream, Model
@@ -54,19 +53,9 @@ class GoogleWire:
             idle_timeout=idle,
         )
         parser = StreamParser(out, request.secrets)
-        try:
-            async for event in iter_sse(lines):
-                for normalized in parser.feed(event):
-                    yield normalized
-        except ProviderError as exc:
-            if exc.kind not in ("transport", "timeout") or not out.message.content:
-                raise
-            # the connection broke after content arrived: say what that means for the user
-            raise ProviderError(
-                f"the stream ended before the response was complete ({exc.message})",
-                retryable=exc.retryable,
-                kind="incomplete",
-            ) from None
+        async for event in iter_sse(lines):
+            for normalized in parser.feed(event):
+                yield normalized
         for normalized in parser.finish():
             yield normalized
 

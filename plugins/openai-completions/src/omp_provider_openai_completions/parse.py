@@ -41,8 +41,6 @@ class StreamParser:
         self.reasoning_fields = tuple(dict.fromkeys(fields))
         self.done = False
         """The final done event was produced: ignore anything after it."""
-        self.received = False
-        """Some chunk arrived (so a broken connection means the stream ended early)."""
         self.finish_reason: str | None = None
         self._open: str | None = None  # "text" | "thinking" | "tool": the last block
         self._tools: dict[Any, int] = {}  # the API's tool-call index -> content index
@@ -70,7 +68,6 @@ class StreamParser:
             ) from None
         if not isinstance(chunk, dict):
             return []
-        self.received = True
         if event.event == "error" or chunk.get("error"):
             raise self._error(chunk.get("error", chunk))
         usage = chunk.get("usage") or (chunk.get("x_groq") or {}).get("usage")

@@ -76,12 +76,6 @@ class CompletionsApi:
         except ProviderError as exc:
             if exc.status == 404:
                 raise not_found(exc, url, request) from None
-            if exc.kind == "transport" and parser.received:
-                raise ProviderError(
-                    f"the stream ended early: {exc.message}",
-                    retryable=exc.retryable,
-                    kind="transport",
-                ) from None
             raise
         for normalized in ending:
             yield normalized

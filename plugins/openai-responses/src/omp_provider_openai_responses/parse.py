@@ -40,7 +40,6 @@ class StreamParser:
         self.open: str | None = None  # "text" | "thinking" | "toolcall": the block being built
         self.args_seen = False
         self.completed = False
-        self.streamed = False  # any content event emitted
         self._reason: str | None = None
 
     # -- events in ---------------------------------------------------------------------
@@ -76,7 +75,6 @@ class StreamParser:
             error = data["error"] if isinstance(data.get("error"), dict) else data
             code = error.get("code") or (error.get("type") if error is not data else None)
             raise self._error(error.get("message"), code)
-        self.streamed = self.streamed or bool(events)
         return events
 
     def finish(self) -> list[dict[str, Any]]:

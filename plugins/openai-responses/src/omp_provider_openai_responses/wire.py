@@ -73,13 +73,6 @@ def _explained(error: ProviderError, parser: StreamParser) -> ProviderError:
     if error.kind == "insufficient_quota":
         # OpenAI answers an exhausted quota with HTTP 429: waiting will not help.
         error.retryable = False
-    if error.kind == "transport" and parser.streamed:
-        return ProviderError(
-            f"the stream ended early: {error.message}",
-            status=error.status,
-            retryable=error.retryable,
-            kind="incomplete",
-        )
     return error
 
 
