@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -168,6 +169,16 @@ def _drop_null_option(prop: dict[str, Any]) -> dict[str, Any]:
         return prop
     merged = {k: v for k, v in prop.items() if k not in ("anyOf", "default")}
     return {**rest[0], **merged}
+
+
+def tool_cwd(ctx: Any) -> str:
+    """The directory a tool works in: the session's cwd, else the process's."""
+    return getattr(ctx, "cwd", None) or os.getcwd()
+
+
+def resolve_path(path: str, cwd: str) -> str:
+    """A path argument as tools take it: ``~`` expanded, relative to ``cwd``."""
+    return os.path.normpath(os.path.join(cwd, os.path.expanduser(path)))
 
 
 def describe_validation_error(tool_name: str, exc: ValidationError) -> str:

@@ -9,7 +9,7 @@ import tempfile
 import time
 from typing import Any, BinaryIO
 
-from omp.tools import Tool, ToolResult
+from omp.tools import Tool, ToolResult, tool_cwd
 from pydantic import BaseModel, Field
 
 from omp_tool_bash.output import MAX_BYTES, MAX_LINES, OutputSink
@@ -86,8 +86,7 @@ def clamp_timeout(value: float | None) -> float:
 
 
 def _working_dir(ctx: Any) -> str:
-    cwd = getattr(ctx, "cwd", None) or os.getcwd()
-    return os.path.normpath(os.path.expanduser(str(cwd)))
+    return os.path.normpath(os.path.expanduser(str(tool_cwd(ctx))))
 
 
 def _spill_opener(ctx: Any) -> Any:

@@ -9,10 +9,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from omp.tools import Tool, ToolResult
+from omp.tools import Tool, ToolResult, resolve_path, tool_cwd
 from pydantic import BaseModel, Field
 
-from omp_tool_edit.fileio import TextFile, atomic_write, reason, resolve, shown
+from omp_tool_edit.fileio import TextFile, atomic_write, reason, shown
 from omp_tool_edit.matching import Edit, EditError, apply_edits
 
 MAX_BYTES = 16 * 1024 * 1024
@@ -46,7 +46,7 @@ class EditTool(Tool):
     def execute(
         self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
     ) -> ToolResult:
-        abs_path = resolve(ctx, params.path)
+        abs_path = resolve_path(params.path, tool_cwd(ctx))
         name = shown(ctx, abs_path)
         target = os.path.realpath(abs_path)  # edit through a symlink, keep the link
         details: dict[str, Any] = {"path": abs_path}

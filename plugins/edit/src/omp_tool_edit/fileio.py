@@ -10,21 +10,17 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
+from omp.tools import tool_cwd
+
 BOM = "\ufeff"
 ENCODING = "utf-8"
 ERRORS = "surrogateescape"
 """Bytes that are not UTF-8 survive a decode/encode round trip unchanged."""
 
 
-def resolve(ctx: Any, path: str) -> str:
-    """The absolute path of ``path`` (``~`` expanded, relative to the session cwd)."""
-    cwd = getattr(ctx, "cwd", None) or os.getcwd()
-    return os.path.normpath(os.path.join(cwd, os.path.expanduser(path)))
-
-
 def shown(ctx: Any, abs_path: str) -> str:
     """How a path is named to the model: relative to the cwd when inside it."""
-    cwd = getattr(ctx, "cwd", None) or os.getcwd()
+    cwd = tool_cwd(ctx)
     try:
         rel = os.path.relpath(abs_path, cwd)
     except ValueError:

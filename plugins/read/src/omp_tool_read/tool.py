@@ -11,7 +11,7 @@ from typing import Any
 
 from omp.artifacts import SCHEME
 from omp.errors import OmpError
-from omp.tools import Tool, ToolResult
+from omp.tools import Tool, ToolResult, resolve_path, tool_cwd
 from pydantic import BaseModel, Field
 
 from omp_tool_read.images import SNIFF_BYTES, extension_mime, read_image, sniff_image
@@ -68,9 +68,8 @@ class ReadTool(Tool):
     ) -> ToolResult:
         if params.path.startswith(SCHEME):
             return _read_artifact(params, signal, ctx)
-        cwd = getattr(ctx, "cwd", None) or os.getcwd()
         shown_path = params.path
-        abs_path = os.path.normpath(os.path.join(cwd, os.path.expanduser(params.path)))
+        abs_path = resolve_path(params.path, tool_cwd(ctx))
         base_details: dict[str, Any] = {"path": abs_path}
 
         try:

@@ -16,6 +16,8 @@ import re
 import threading
 from typing import Any
 
+from omp.tools import resolve_path
+
 from omp_tool_search.answers import FindAnswer, GrepAnswer, GrepLine
 from omp_tool_search.match import compile_glob, type_extensions
 from omp_tool_search.walk import DIR, FILE, walk
@@ -43,13 +45,8 @@ def search(kind: str, params: dict[str, Any], cwd: str, stop: threading.Event | 
     raise ValueError(f"unknown search kind {kind!r}")
 
 
-def resolve(path: str | None, cwd: str) -> str:
-    target = os.path.expanduser(path or ".")
-    return os.path.normpath(os.path.join(cwd, target))
-
-
 def find(params: dict[str, Any], cwd: str, stop: threading.Event | None = None) -> FindAnswer:
-    root = resolve(params.get("path"), cwd)
+    root = resolve_path(params.get("path") or ".", cwd)
     if not os.path.exists(root):
         raise SearchError(f"Path not found: {params.get('path')}")
     if not os.path.isdir(root):
@@ -109,7 +106,7 @@ def required_literal(regex: re.Pattern[str]) -> bytes | None:
 
 
 def grep(params: dict[str, Any], cwd: str, stop: threading.Event | None = None) -> GrepAnswer:
-    target = resolve(params.get("path"), cwd)
+    target = resolve_path(params.get("path") or ".", cwd)
     if not os.path.exists(target):
         raise SearchError(f"Path not found: {params.get('path')}")
     regex = compile_pattern(params)

@@ -6,7 +6,7 @@ import os
 import stat
 from typing import Any
 
-from omp.tools import Tool, ToolResult
+from omp.tools import Tool, ToolResult, resolve_path, tool_cwd
 from pydantic import BaseModel, Field
 
 LS_LIMIT = 500
@@ -59,9 +59,8 @@ class LsTool(Tool):
     parameters = LsParams
 
     def execute(self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any):
-        cwd = getattr(ctx, "cwd", None) or os.getcwd()
         shown = params.path or "."
-        folder = os.path.normpath(os.path.join(cwd, os.path.expanduser(params.path or ".")))
+        folder = resolve_path(shown, tool_cwd(ctx))
         if not os.path.lexists(folder):
             return ToolResult.error(f"Path not found: {shown}")
         if not os.path.isdir(folder):

@@ -9,7 +9,7 @@ import os
 import threading
 from typing import Any, Literal
 
-from omp.tools import Tool, ToolResult
+from omp.tools import Tool, ToolResult, tool_cwd
 from pydantic import BaseModel, Field, field_validator
 
 from omp_tool_search.answers import GrepAnswer, coerce_find, coerce_grep
@@ -24,10 +24,6 @@ class _Aborted(Exception):
     pass
 
 
-def cwd_of(ctx: Any) -> str:
-    return getattr(ctx, "cwd", None) or os.getcwd()
-
-
 async def run_search(ctx: Any, kind: str, params: dict[str, Any], signal: Any) -> Any:
     """The backend's answer through ``ctx.search``; _Aborted if the signal fires first.
     A ctx without ``search`` (a tool used outside a session) gets the built-in backend."""
@@ -37,7 +33,7 @@ async def run_search(ctx: Any, kind: str, params: dict[str, Any], signal: Any) -
     else:
         from omp_tool_search import backend
 
-        work = asyncio.to_thread(backend.search, kind, params, cwd_of(ctx), stop)
+        work = asyncio.to_thread(backend.search, kind, params, tool_cwd(ctx), stop)
     task = asyncio.ensure_future(work)
     waiter = asyncio.ensure_future(signal.wait()) if signal is not None else None
     try:
@@ -104,7 +100,7 @@ class FindTool(Tool):
         if not answer.paths:
             text = f"No files found matching {params.pattern!r} in {where} {IGNORE_HINT}"
             return ToolResult.text(text, details)
-        prefix = shown_root(answer.root, cwd_of(ctx))
+        prefix = shown_root(answer.root, tool_cwd(ctx))
         text = "\n".join(prefix + p for p in answer.paths)
         if answer.total > len(answer.paths):
             shown = f"{len(answer.paths)} of {answer.total}"
@@ -162,7 +158,7 @@ class GrepTool(Tool):
             "skippedBinary": answer.skipped_binary,
             "skippedLarge": answer.skipped_large,
         }
-        body = format_grep(answer, shown_root(answer.root, cwd_of(ctx)), params.context > 0)
+        body = format_grep(answer, shown_root(answer.root, tool_cwd(ctx)), params.context > 0)
         if not body:
             where = params.path or "."
             text = f"No matches found for {params.pattern!r} in {where} {IGNORE_HINT}"
