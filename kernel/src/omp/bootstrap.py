@@ -262,6 +262,7 @@ def open_session(
         ui=ui,
         thinking_level=thinking,
         renderers={(r.kind, r.name): r for r in contributions.of("renderers")},
+        restored=state,
     )
     session.startup_notices.extend(notices)
     if thinking != (state.thinking_level or "off"):

@@ -58,7 +58,10 @@ class AgentSession:
         ui: Any = None,
         thinking_level: str = "off",
         renderers: dict[tuple[str, str], Any] | None = None,
+        restored: Any = None,
     ) -> None:
+        """``restored`` is the session file's context when the caller already built it
+        (rebuilding re-validates every message of a long session)."""
         from omp.ui import NullUI
 
         self.settings = settings
@@ -107,7 +110,9 @@ class AgentSession:
             stream_settings=settings.data if hasattr(settings, "data") else {},
         )
         self.agent.thinking_level = thinking_level
-        self.agent.messages = list(session_file.build_context().messages)
+        restored = restored or session_file.build_context()
+        self.agent.messages = list(restored.messages)
+        self._restored_model = restored.model
         self.api._bind(self)
         self.api._set_flags(flags)
 
@@ -157,7 +162,7 @@ class AgentSession:
         for warning in [*self.session_file.load_warnings, *self.startup_notices]:
             await self.notice(warning, "warning")
         model = self.agent.model
-        if model is not None and self.session_file.build_context().model != model.key:
+        if model is not None and self._restored_model != model.key:
             self.session_file.append_model_change(model.key)
         await self.call_hook("omp_session_start", SessionStartEvent())
 
