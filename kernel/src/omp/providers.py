@@ -94,18 +94,6 @@ class Provider:
         raise NotImplementedError
 
 
-def _grow(fields: dict[str, Any], name: str, delta: str) -> None:
-    """Append to a streaming block's text in amortized constant time.
-
-    Taken out of the model first, the string has a single reference, so CPython can
-    extend it in place instead of copying the whole text for every delta (which made
-    a long answer quadratic); writing the field dict also skips pydantic's setattr.
-    """
-    text = fields.pop(name)
-    text += delta
-    fields[name] = text
-
-
 class AssistantStream:
     """Builds the normalized events of one assistant message, and the message itself."""
 
@@ -120,6 +108,26 @@ class AssistantStream:
     def _index(self) -> int:
         return len(self.message.content) - 1
 
+    def _grow(self, kind: str, field: str, delta: str) -> dict[str, Any]:
+        """Append to the open block's text in amortized constant time.
+
+        Taken out of the block's field dict first, the string has a single reference,
+        so CPython extends it in place instead of copying the whole text for every
+        delta (a long answer was quadratic); the dict write also skips pydantic's
+        setattr, which nothing needs here.
+        """
+        content = self.message.content
+        fields = content[-1].__dict__
+        text = fields.pop(field)
+        text += delta
+        fields[field] = text
+        return {
+            "type": kind,
+            "contentIndex": len(content) - 1,
+            "delta": delta,
+            "partial": self.message,
+        }
+
     def start(self) -> dict[str, Any]:
         return self._event("start")
 
@@ -128,15 +136,7 @@ class AssistantStream:
         return self._event("text_start", contentIndex=self._index)
 
     def text_delta(self, delta: str) -> dict[str, Any]:
-        content = self.message.content
-        _grow(content[-1].__dict__, "text", delta)
-        index = len(content) - 1
-        return {
-            "type": "text_delta",
-            "contentIndex": index,
-            "delta": delta,
-            "partial": self.message,
-        }
+        return self._grow("text_delta", "text", delta)
 
     def text_end(self) -> dict[str, Any]:
         block = self.message.content[-1]
@@ -147,15 +147,7 @@ class AssistantStream:
         return self._event("thinking_start", contentIndex=self._index)
 
     def thinking_delta(self, delta: str) -> dict[str, Any]:
-        content = self.message.content
-        _grow(content[-1].__dict__, "thinking", delta)
-        index = len(content) - 1
-        return {
-            "type": "thinking_delta",
-            "contentIndex": index,
-            "delta": delta,
-            "partial": self.message,
-        }
+        return self._grow("thinking_delta", "thinking", delta)
 
     def thinking_end(self, signature: str | None = None) -> dict[str, Any]:
         block = self.message.content[-1]
