@@ -1,6 +1,6 @@
 """Normalizing a ~1 MB recorded stream with each provider's parser (issue 4).
 
-For each API, a recorded stream from ../shared/fixtures is grown to about 1 MB by
+For each API, a recorded stream from tests/fixtures is grown to about 1 MB by
 repeating its content events (the recorded bytes of each event, unchanged) between its
 opening and closing events, then replayed from memory through the plugin's
 ``parse_recorded`` - the same parser the live provider uses. Reports MB, normalized
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from omp.providers import Model
 
-FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 TARGET_MS_PER_MB = 50.0
 
 # (api, plugin module with parse_recorded, fixture, marker of the events to repeat)

@@ -22,14 +22,14 @@ from typing import Any
 
 import pytest
 
-FIXTURES = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def fixture_bytes(relative: str) -> bytes:
-    """A recorded stream from ../shared/fixtures, byte for byte."""
+    """A recorded stream from tests/fixtures (origins in ORIGIN.md), byte for byte."""
     path = FIXTURES / relative
     if not path.exists():
-        pytest.fail(f"fixture {path} is missing: ../shared/fixtures must sit beside the repo")
+        pytest.fail(f"fixture {path} is missing from the checkout")
     return path.read_bytes()
 
 

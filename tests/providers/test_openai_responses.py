@@ -1,6 +1,6 @@
 """The openai-responses provider plugin, end to end against a loopback replay server.
 
-Recorded streams come from ../shared/fixtures byte for byte; the other streams are built
+Recorded streams come from tests/fixtures byte for byte; the other streams are built
 here from the event shapes of those recordings (noted where they are).
 """
 
