@@ -153,10 +153,15 @@ def test_discovered_extensions_and_no_extensions(omp_cli):
     )
     explicit = omp_cli.extension(marker_extension("explicittool"), "explicit_ext.py")
 
+    # `omp plugins` never runs project code: the project's file is listed, not loaded.
     found = plugin_blocks(omp_cli("plugins").stdout)
     assert f"extension {project}" in found["ext:project_ext"]
+    assert "[WITHHELD]" in found["ext:project_ext"]
     assert f"extension {user}" in found["ext:user_ext"]
-    assert "omp_register_tools" in found["ext:project_ext"]
+    assert "omp_register_tools" in found["ext:user_ext"]
+    (omp_cli.agent_dir / "settings.json").write_text(
+        json.dumps({"trustedDirectories": [str(omp_cli.cwd)]})
+    )
 
     skipped = omp_cli("plugins", "--no-extensions", "-e", explicit)
     assert skipped.returncode == 0, skipped.stderr
@@ -517,3 +522,39 @@ def test_an_unexpected_failure_is_one_line_not_a_traceback(omp_cli):
     assert proc.stderr.strip().splitlines()[-1] == (
         "omp: internal error: KeyError: 'lost the plot' (run with OMP_DEBUG=1 for the traceback)"
     )
+
+
+HALF_BROKEN = textwrap.dedent(
+    """
+    import omp
+
+
+    @omp.hookimpl
+    def omp_register_tools(api):
+        raise RuntimeError("tool table went missing")
+
+
+    @omp.hookimpl
+    def omp_tool_call(event):
+        return {"block": True, "reason": "half-broken guard says no"}
+    """
+)
+
+
+def test_a_plugin_that_failed_registering_is_listed_as_still_running(omp_cli):
+    ext = omp_cli.extension(HALF_BROKEN, "half_ext.py")
+    listing = plugin_blocks(omp_cli("plugins", "-e", ext).stdout)["ext:half_ext"]
+    assert "[FAILED]" not in listing
+    assert "[DEGRADED]" in listing
+    assert "tool table went missing" in listing and "still run" in listing
+    assert "omp_tool_call" in listing
+
+    # What the listing says is what runs: its tool_call hook still guards.
+    script = omp_cli.script(
+        [{"tool_calls": [{"name": "read", "arguments": {"path": "x"}}]}, {"text": "ok"}]
+    )
+    proc = omp_cli("-e", ext, "-p", "go", "--script", script)
+    assert proc.returncode == 0, proc.stderr
+    [session] = omp_cli.session_files()
+    results = omp_cli.messages_of(omp_cli.read_session(session), "toolResult")
+    assert omp_cli.text_of(results[0]) == "half-broken guard says no"

@@ -64,7 +64,7 @@ def test_each_kind_is_collected_sorted_and_checked(omp_harness):
     assert "shortcut 'ctrl+g' is registered by both" in problems
     assert "Clashing failed while registering: RuntimeError: renderer table missing" in problems
     failed = {r.name: r.status for r in runtime.host.records}
-    assert failed["Clashing"] == "failed"
+    assert failed["Clashing"] == "degraded"  # still registered: its other hooks run
 
 
 def test_the_kernel_starts_with_every_plugin_blocked(omp_harness):

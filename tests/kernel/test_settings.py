@@ -118,7 +118,7 @@ def test_precedence_across_all_layers(dirs) -> None:
     env = {**env, "OMP_MODEL": "env/model", "OMP_SETTINGS": '{"retry": {"extra": {"z": 3}}}'}
     cli = {"defaultModel": "cli/model", "retry": {"enabled": False}}
 
-    settings = load_settings(project, cli=cli, env=env)
+    settings = load_settings(project, cli=cli, env=env, trust=True)
 
     assert settings.sources == [user_file, project_file]
     assert settings["defaultModel"] == "cli/model"
@@ -151,14 +151,14 @@ def test_array_replaced_by_empty_array(dirs) -> None:
     agent, project, env = dirs
     write_json(agent / "settings.json", {"extensions": ["one", "two"]})
     write_json(project / ".omp" / "settings.json", {"extensions": []})
-    assert load_settings(project, env=env)["extensions"] == []
+    assert load_settings(project, env=env, trust=True)["extensions"] == []
 
 
 def test_scalar_replaces_object_and_object_replaces_scalar(dirs) -> None:
     agent, project, env = dirs
     write_json(agent / "settings.json", {"retry": False, "x": 1})
     write_json(project / ".omp" / "settings.json", {"x": {"a": 1}})
-    settings = load_settings(project, env=env)
+    settings = load_settings(project, env=env, trust=True)
     assert settings["retry"] is False
     assert settings["x"] == {"a": 1}
 
@@ -505,3 +505,51 @@ def test_settings_path_that_is_a_directory(dirs) -> None:
     (agent / "settings.json").mkdir()
     with pytest.raises(OmpError, match=r"cannot read settings file .*settings\.json"):
         load_settings(project, env=env)
+
+
+# --- project trust -------------------------------------------------------------------------
+
+
+def test_an_untrusted_project_applies_only_its_harmless_settings(dirs) -> None:
+    agent, project, env = dirs
+    write_json(agent / "settings.json", {"disabledPlugins": ["mine"], "sessionDir": "/mine"})
+    write_json(
+        project / ".omp" / "settings.json",
+        {
+            "defaultModel": "p/m",
+            "defaultThinkingLevel": "high",
+            "disabledPlugins": [],
+            "sessionDir": "/elsewhere",
+            "extensions": ["x.py"],
+            "retry": {"maxRetries": 0},
+        },
+    )
+    settings = load_settings(project, env=env)
+    assert not settings.trust.trusted
+    assert settings["defaultModel"] == "p/m" and settings["defaultThinkingLevel"] == "high"
+    assert settings["disabledPlugins"] == ["mine"] and settings["sessionDir"] == "/mine"
+    assert settings["extensions"] == [] and settings["retry.maxRetries"] == 10
+    assert settings.trust.skipped_settings == [
+        "disabledPlugins",
+        "extensions",
+        "retry",
+        "sessionDir",
+    ]
+
+
+def test_trusted_directories_in_user_settings_trust_a_project_and_its_subfolders(dirs) -> None:
+    agent, project, env = dirs
+    write_json(project / ".omp" / "settings.json", {"sessionDir": "/elsewhere"})
+    write_json(agent / "settings.json", {"trustedDirectories": [str(project.parent)]})
+    settings = load_settings(project, env=env)
+    assert settings.trust.trusted and settings["sessionDir"] == "/elsewhere"
+    assert not load_settings(project, env=env, apply_project=False).get("sessionDir")
+
+
+def test_a_project_never_sets_trusted_directories(dirs) -> None:
+    _, project, env = dirs
+    write_json(project / ".omp" / "settings.json", {"trustedDirectories": ["/"]})
+    for trust in (False, True):
+        settings = load_settings(project, env=env, trust=trust)
+        assert settings["trustedDirectories"] == []
+        assert "trustedDirectories" in settings.trust.skipped_settings

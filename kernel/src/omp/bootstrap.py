@@ -14,7 +14,7 @@ from typing import Any
 
 from omp.api import THINKING_LEVELS, OmpAPI
 from omp.errors import OmpError, UsageError
-from omp.plugin_manager import PluginHost, build_plugin_host
+from omp.plugin_manager import PluginHost, build_plugin_host, project_extension_files
 from omp.registry import Contributions, collect
 from omp.settings import Settings, agent_dir, load_settings
 
@@ -44,20 +44,35 @@ def load_runtime(
     extra_plugins: list[Any] | None = None,
     kinds: list[str] | None = None,
     env: dict[str, str] | None = None,
+    trust: bool = False,
+    run_project_code: bool = True,
 ) -> Runtime:
-    """Settings, plugins and their flags (plus ``kinds`` of contributions)."""
+    """Settings, plugins and their flags (plus ``kinds`` of contributions).
+
+    The project's code and settings load only when the project is trusted (``trust``,
+    or the user's ``trustedDirectories``), and never with ``run_project_code=False``;
+    ``runtime.settings.trust`` says what was held back.
+    """
     env = dict(os.environ if env is None else env)
-    settings = load_settings(cwd, env=env)
+    settings = load_settings(cwd, env=env, trust=trust, apply_project=run_project_code)
     home = agent_dir(env)
-    extensions = [Path(p) for p in settings.get("extensions", []) or []]
+    withheld = None
+    if not settings.trust.trusted:
+        withheld = "not loaded: this directory is not trusted (omp --trust loads it)"
+    elif not run_project_code:
+        withheld = "not loaded: this command never runs project code"
+    if withheld and discover_extensions:
+        settings.trust.skipped_files = project_extension_files(cwd)
+    extensions = [cwd / Path(p).expanduser() for p in settings.get("extensions", []) or []]
     host = build_plugin_host(
         cwd=cwd,
         agent_dir=home,
-        disabled=set(settings.get("disabledPlugins", []) or []),
+        disabled=_disabled_plugins(settings),
         extension_paths=[*extensions, *(extension_paths or [])],
         discover=discover_extensions,
         entry_points=entry_points,
         extra_plugins=extra_plugins,
+        project_code=withheld,
     )
     api = OmpAPI(cwd=cwd, agent_dir=home)
     contributions = collect(host, api, ["flags", *(kinds or [])])

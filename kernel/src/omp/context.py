@@ -46,6 +46,12 @@ class HandlerContext:
         return self._session.settings
 
     @property
+    def is_project_trusted(self) -> bool:
+        """Whether the user trusts this project directory (its extensions and full
+        settings loaded); a plugin that reads project files to run them checks this."""
+        return bool(self._session.settings.trust.trusted)
+
+    @property
     def artifacts(self) -> Any:
         """omp.artifacts.ArtifactStore: spill large outputs, read ``artifact://ID``."""
         return self._session.artifacts

@@ -181,10 +181,16 @@ def _load(host: PluginHost, record: PluginRecord, load: Any, strict: bool) -> No
 
 
 def _import_file(path: Path) -> ModuleType:
-    if not path.is_file():
-        raise FileNotFoundError(f"no such extension file: {path}")
+    """An extension file, or a package directory (its ``__init__.py``)."""
     module_name = f"omp_extension_{abs(hash(str(path))):x}_{path.stem}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
+    if path.is_dir() and (path / "__init__.py").is_file():
+        spec = importlib.util.spec_from_file_location(
+            module_name, path / "__init__.py", submodule_search_locations=[str(path)]
+        )
+    elif path.is_file():
+        spec = importlib.util.spec_from_file_location(module_name, path)
+    else:
+        raise FileNotFoundError(f"no such extension file: {path}")
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path} as a Python module")
     module = importlib.util.module_from_spec(spec)
@@ -197,13 +203,23 @@ def _import_file(path: Path) -> ModuleType:
     return module
 
 
-def discover_extension_files(cwd: Path, agent_dir: Path) -> list[Path]:
-    """``.omp/extensions/*.py`` of the project, then ``<agent dir>/extensions/*.py``."""
-    found: list[Path] = []
-    for folder in (cwd / ".omp" / "extensions", agent_dir / "extensions"):
-        if folder.is_dir():
-            found.extend(sorted(p for p in folder.glob("*.py") if not p.name.startswith("_")))
-    return found
+def extension_files(folder: Path) -> list[Path]:
+    """The single-file extensions in ``folder`` (``*.py``, not ``_private.py``), sorted."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.glob("*.py") if not p.name.startswith("_"))
+
+
+def project_extension_files(cwd: Path) -> list[Path]:
+    """``<cwd>/.omp/extensions/*.py``: project code, loaded only in a trusted project."""
+    return extension_files(cwd / ".omp" / "extensions")
+
+
+def _withhold(host: PluginHost, paths: list[Path], reason: str) -> None:
+    for path in paths:
+        record = PluginRecord(f"ext:{path.stem}", f"extension {path}", status="withheld")
+        record.error = reason
+        host.records.append(record)
 
 
 def build_plugin_host(
@@ -216,11 +232,15 @@ def build_plugin_host(
     entry_points: bool = True,
     extra_plugins: list[Any] | None = None,
     strict: bool | None = None,
+    project_code: str | None = None,
 ) -> PluginHost:
     """A fresh plugin manager with every plugin this run should have.
 
-    ``extension_paths`` (from ``-e``) always load; discovered extension folders only
-    when ``discover``. ``extra_plugins`` are objects registered directly (tests).
+    ``extension_paths`` (from ``-e`` and settings) always load; discovered extension
+    folders only when ``discover``. The project's folder loads only when
+    ``project_code`` is None; otherwise its files are listed as withheld with that
+    reason (an untrusted project, or a command that never runs project code).
+    ``extra_plugins`` are objects registered directly (tests).
     """
     if strict is None:
         strict = os.environ.get("OMP_STRICT_PLUGINS") == "1"
@@ -230,7 +250,12 @@ def build_plugin_host(
         load_entry_points(host, disabled, strict)
     paths = list(extension_paths or [])
     if discover:
-        paths += discover_extension_files(cwd, agent_dir)
+        project = project_extension_files(cwd)
+        if project_code is None:
+            paths += project
+        else:
+            _withhold(host, project, project_code)
+        paths += extension_files(agent_dir / "extensions")
     for path in dict.fromkeys(p.resolve() for p in paths):
         load_extension_file(host, path, disabled, strict)
     for plugin in extra_plugins or ():

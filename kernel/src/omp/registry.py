@@ -7,6 +7,7 @@ order does not depend on installation order.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -63,18 +64,23 @@ def collect(
         table |= _heavy_types()
     records = {r.name: r for r in host.records}
 
-    def failed(plugin: str, exc: BaseException) -> None:
+    def failed(hook: str, plugin: str, exc: BaseException) -> None:
+        """The plugin stays registered (a guard whose tool failed to register must keep
+        guarding), so it is listed as degraded, not as failed and unloaded."""
         record = records.get(plugin)
         message = f"plugin {plugin} failed while registering: {describe_failure(exc)}"
         if record is not None:
-            record.status, record.error = "failed", describe_failure(exc)
+            record.status = "degraded"
+            problem = f"{hook} failed ({describe_failure(exc)}); its other hooks still run"
+            record.error = f"{record.error}; {problem}" if record.error else problem
         result.problems.append(message)
 
     for kind in kinds:
         hook, expected, key_of = table[kind]
         owners: dict[str, str] = {}
         kept: list[tuple[str, Any]] = []
-        for plugin, item in collect_registrations(host.pm, hook, api, failed):
+        on_error = functools.partial(failed, hook)
+        for plugin, item in collect_registrations(host.pm, hook, api, on_error):
             if not isinstance(item, expected):
                 result.problems.append(
                     f"plugin {plugin} returned {type(item).__name__} from "

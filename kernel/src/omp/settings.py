@@ -8,6 +8,9 @@ Precedence, low to high::
 Objects deep-merge; scalars and arrays replace wholesale. A missing file is skipped;
 a malformed one is an ``OmpError`` naming the file, line and column.
 
+The project file applies in full only when the project is trusted (``omp.trust``);
+otherwise only its harmless keys do. ``trustedDirectories`` is never read from it.
+
 The agent directory is ``$OMP_CODING_AGENT_DIR`` (``$PI_CODING_AGENT_DIR`` is accepted
 as a mirror), else ``~/.omp/agent``.
 
@@ -45,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from omp.errors import OmpError
+from omp.trust import TRUSTED_DIRECTORIES, ProjectTrust, is_trusted, split_project_settings
 
 AGENT_DIR_ENV = "OMP_CODING_AGENT_DIR"
 AGENT_DIR_ENV_MIRROR = "PI_CODING_AGENT_DIR"
@@ -60,6 +64,7 @@ DEFAULTS: dict[str, Any] = {
     "disabledPlugins": [],
     "extensions": [],
     "sessionDir": None,
+    "trustedDirectories": [],
     "retry": {"enabled": True, "maxRetries": 10, "baseDelayMs": 500},
 }
 
@@ -118,13 +123,18 @@ def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, An
 
 
 class Settings:
-    """The merged settings (``.data``) and the files they were read from (``.sources``)."""
+    """The merged settings (``.data``), the files they were read from (``.sources``) and
+    whether the project's own settings were trusted (``.trust``)."""
 
     def __init__(
-        self, data: Mapping[str, Any] | None = None, sources: list[Path] | None = None
+        self,
+        data: Mapping[str, Any] | None = None,
+        sources: list[Path] | None = None,
+        trust: ProjectTrust | None = None,
     ) -> None:
         self.data: dict[str, Any] = dict(data) if data is not None else copy.deepcopy(DEFAULTS)
         self.sources: list[Path] = list(sources or [])
+        self.trust = trust or ProjectTrust(Path.cwd(), trusted=False)
 
     def get(self, key: str, default: Any = None) -> Any:
         """The value at a dotted key (``"retry.maxRetries"``), or ``default``."""
@@ -151,7 +161,7 @@ class Settings:
     def with_overrides(self, overrides: Mapping[str, Any]) -> Settings:
         """A new ``Settings`` with ``overrides`` deep-merged on top (validated)."""
         _validate(overrides, "overrides")
-        return Settings(deep_merge(self.data, overrides), self.sources)
+        return Settings(deep_merge(self.data, overrides), self.sources, self.trust)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Settings):
@@ -168,29 +178,60 @@ def load_settings(
     cwd: Path,
     cli: Mapping[str, Any] | None = None,
     env: Mapping[str, str] | None = None,
+    *,
+    trust: bool = False,
+    apply_project: bool = True,
 ) -> Settings:
     """Merge every layer (see the module docstring) and validate each one.
 
     ``cli`` holds settings keys from command-line flags; ``None`` values in it mean
-    "flag not given" and are dropped. ``env`` defaults to ``os.environ``.
+    "flag not given" and are dropped. ``env`` defaults to ``os.environ``. ``trust``
+    trusts the project for this load (``--trust``); otherwise the user's
+    ``trustedDirectories`` decide. ``apply_project=False`` holds back everything but the
+    harmless project keys even in a trusted project (commands that never run project
+    code: ``--help``, ``omp plugins``, ``omp models``).
     """
     env = os.environ if env is None else env
     layers: list[tuple[str, Mapping[str, Any]]] = []
     sources: list[Path] = []
-    for path in (user_settings_path(agent_dir(env)), project_settings_path(cwd)):
-        data = _read_settings_file(path)
-        if data is not None:
-            sources.append(path)
-            layers.append((str(path), data))
-    layers.extend(_env_layers(env))
+    user_path = user_settings_path(agent_dir(env))
+    user = _read_settings_file(user_path)
+    if user is not None:
+        sources.append(user_path)
+        layers.append((str(user_path), user))
+    later = _env_layers(env)
     if cli:
-        layers.append(("the command line", _drop_none(cli)))
+        later.append(("the command line", _drop_none(cli)))
+
+    trusted_dirs: list[Any] = []
+    for _, layer in [*layers, *later]:
+        value = layer.get(TRUSTED_DIRECTORIES)
+        if isinstance(value, list):
+            trusted_dirs = value
+    decision = ProjectTrust(Path(cwd), trust or is_trusted(Path(cwd), trusted_dirs))
+    project_path = project_settings_path(cwd)
+    project = _read_settings_file(project_path)
+    if project is not None:
+        sources.append(project_path)
+        if TRUSTED_DIRECTORIES in project:
+            project = {k: v for k, v in project.items() if k != TRUSTED_DIRECTORIES}
+            decision.skipped_settings.append(TRUSTED_DIRECTORIES)
+        if not (decision.trusted and apply_project):
+            project, held_back = split_project_settings(project)
+            decision.skipped_settings = sorted({*decision.skipped_settings, *held_back})
+        layers.append((str(project_path), project))
+    layers.extend(later)
 
     merged = copy.deepcopy(DEFAULTS)
     for source, layer in layers:
         _validate(layer, source)
         merged = deep_merge(merged, layer)
-    return Settings(merged, sources)
+    return Settings(merged, sources, decision)
+
+
+def user_setting(agent_directory: Path, key: str) -> Any:
+    """The value of a top-level ``key`` in the user settings file alone, or None."""
+    return (_read_settings_file(user_settings_path(agent_directory)) or {}).get(key)
 
 
 def save_user_setting(agent_directory: Path, key: str, value: Any) -> Path:

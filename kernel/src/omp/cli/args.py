@@ -42,6 +42,10 @@ BUILTIN_FLAGS: list[Flag] = [
     ),
     Flag("no-extensions", "Do not discover extensions (explicit -e paths still load)"),
     Flag("no-plugins", "Load no entry-point plugins (the kernel alone)"),
+    Flag(
+        "trust",
+        "Trust this directory: load its project extensions and settings (remembered)",
+    ),
     Flag("continue", "Continue the most recent session of this directory", short="-c"),
     Flag(
         "resume",

@@ -49,6 +49,9 @@ def _run(argv: list[str]) -> int:
         require_providers,
     )
     from omp.cli import args as cli_args
+    from omp.cli.args import SUBCOMMANDS
+    from omp.cli.paths import check_extension_path, check_session_paths
+    from omp.cli.trust_prompt import ask_to_trust, report_trust
     from omp.errors import UsageError
 
     cwd_values = cli_args.prescan(argv, "cwd")
@@ -56,13 +59,26 @@ def _run(argv: list[str]) -> int:
     if not cwd.is_dir():
         raise UsageError(f"--cwd {cwd} is not a directory")
     wants_help = bool(cli_args.prescan(argv, "help"))
+    # Listing commands never run project code, trusted or not.
+    runs_project_code = not (
+        wants_help or cli_args.prescan(argv, "version") or (argv[:1] and argv[0] in SUBCOMMANDS)
+    )
+    extension_paths = [check_extension_path(p) for p in cli_args.prescan(argv, "extension")]  # type: ignore[union-attr]
+    discover = not cli_args.prescan(argv, "no-extensions")
+    trust = bool(cli_args.prescan(argv, "trust"))
+    if runs_project_code and not trust:
+        trust = ask_to_trust(cwd, discover)
     runtime = load_runtime(
         cwd=cwd,
-        extension_paths=[Path(p).expanduser() for p in cli_args.prescan(argv, "extension")],  # type: ignore[union-attr]
-        discover_extensions=not cli_args.prescan(argv, "no-extensions"),
+        extension_paths=extension_paths,
+        discover_extensions=discover,
         entry_points=not cli_args.prescan(argv, "no-plugins"),
         kinds=["modes"] if wants_help else RUNTIME_KINDS,
+        trust=trust,
+        run_project_code=runs_project_code,
     )
+    if runs_project_code:
+        report_trust(runtime, remember_it=trust)
     plugin_flags = runtime.contributions.of("flags")
     if wants_help:
         owners = {f.name: p for p, f in runtime.contributions.items.get("flags", [])}
@@ -111,6 +127,7 @@ def _run(argv: list[str]) -> int:
         > 1
     ):
         raise UsageError("use only one of --continue, --resume, --session and --no-session")
+    check_session_paths(runtime, options)
     session = open_session(runtime, options, has_ui=mode.has_ui)
     if mode.make_ui is not None:
         session.ui = mode.make_ui(session)
