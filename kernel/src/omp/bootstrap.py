@@ -127,12 +127,26 @@ def _select_model(
     require_providers(runtime)
     api_key = options.flags.get("api-key")
     pattern = options.model or None
+    requested = [
+        (flag, provider)
+        for provider in models.providers.values()
+        if (flag := provider.requested_by(options.flags))
+    ]
+    if requested and not pattern:
+        flag, provider = requested[0]
+        pattern = provider.models[0].key if provider.models else provider.name
     if api_key and not pattern:
         raise UsageError("--api-key needs --model: name the model whose provider it is for")
     if pattern:
         pattern, thinking = _split_thinking(pattern)
         model = models.resolve(pattern)
         provider = models.provider_of(model)
+        for flag, wanted in requested:
+            if wanted is not provider:
+                raise UsageError(
+                    f"{flag} selects the {wanted.name} provider, but --model names "
+                    f"{model.key}; drop one of them"
+                )
         if api_key:
             provider.cli_api_key = api_key
         reason = provider.unavailable_reason(settings)

@@ -88,6 +88,12 @@ class Provider:
     def unavailable_reason(self, settings: dict[str, Any]) -> str | None:
         return None
 
+    def requested_by(self, flags: dict[str, Any]) -> str | None:
+        """The flag (``--script``) by which the command line asked for this provider,
+        or None. A requested provider is used without ``--model``, and ``--model``
+        naming another provider's model is then an error."""
+        return None
+
     def stream(
         self, model: Model, context: LlmContext, options: StreamOptions
     ) -> AsyncIterator[dict[str, Any]]:

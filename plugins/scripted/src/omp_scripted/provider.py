@@ -76,6 +76,9 @@ class ScriptedProvider(Provider):
         self._cache[path] = (mtime, script)
         return script
 
+    def requested_by(self, flags: dict[str, Any]) -> str | None:
+        return "--script" if flags.get("script") else None
+
     def unavailable_reason(self, settings: dict[str, Any]) -> str | None:
         try:
             self._script(settings)
