@@ -75,7 +75,7 @@ def load_runtime(
         project_code=withheld,
     )
     api = OmpAPI(cwd=cwd, agent_dir=home)
-    contributions = collect(host, api, ["flags", *(kinds or [])])
+    contributions = collect(host, api, ["flags", "subcommands", *(kinds or [])])
     return Runtime(cwd, home, settings, host, api, contributions)
 
 

@@ -1,6 +1,6 @@
 """What registration hooks contribute besides tools and providers: flags, run modes,
-slash commands, shortcuts and renderers. Plain dataclasses, cheap to import (they are
-built while ``omp --help`` runs)."""
+command-line subcommands, slash commands, shortcuts and renderers. Plain dataclasses,
+cheap to import (they are built while ``omp --help`` runs)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,19 @@ class RunMode:
     run: Callable[[Any, Any], Awaitable[int] | int]
     has_ui: bool = False
     make_ui: Callable[[Any], Any] | None = None
+
+
+@dataclass(frozen=True)
+class Subcommand:
+    """A command-line command family: ``omp NAME args...`` calls ``run(args, runtime)``
+    with everything after NAME (its own flags included) and the loaded runtime
+    (``omp.bootstrap.Runtime``); the result is the exit code (it may be async). Project
+    code is not loaded when a known family runs; a command that runs sessions builds
+    its own runtime with ``omp.bootstrap.load_runtime``."""
+
+    name: str
+    description: str
+    run: Callable[[list[str], Any], Awaitable[int] | int]
 
 
 @dataclass(frozen=True)

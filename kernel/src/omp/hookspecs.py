@@ -108,6 +108,21 @@ def omp_register_modes(api: OmpAPI) -> list[Any] | None:
 
 
 @hookspec
+def omp_register_subcommands(api: OmpAPI) -> list[Any] | None:
+    """Contribute command-line command families (``omp plugin ...``, ``omp mcp ...``).
+
+    When: once, before the command line is parsed, so an implementation must be cheap
+    (import what the command needs inside its ``run``).
+    Args: ``api`` - the runtime actions object.
+    Returns: a list of ``omp.contrib.Subcommand`` objects, or None.
+    Combination: concatenated; a duplicate name is an error naming both. A name the
+    kernel reserves for a family (``omp.cli.args.FAMILIES``) that no plugin provides is
+    refused with "not installed" instead of being sent to the model as a prompt.
+    Raising: the plugin is reported as degraded and its commands are missing.
+    """
+
+
+@hookspec
 def omp_register_shortcuts(api: OmpAPI) -> list[Any] | None:
     """Contribute keyboard shortcuts for interactive modes.
 

@@ -31,10 +31,11 @@ class Contributions:
 
 
 def _types() -> dict[str, tuple[str, type, Callable[[Any], str]]]:
-    from omp.contrib import Command, Flag, Renderer, RunMode, Shortcut
+    from omp.contrib import Command, Flag, Renderer, RunMode, Shortcut, Subcommand
 
     kinds: dict[str, tuple[str, type, Callable[[Any], str]]] = {
         "flags": ("omp_register_flags", Flag, lambda f: f.name),
+        "subcommands": ("omp_register_subcommands", Subcommand, lambda s: s.name),
         "modes": ("omp_register_modes", RunMode, lambda m: m.name),
         "commands": ("omp_register_commands", Command, lambda c: c.name),
         "shortcuts": ("omp_register_shortcuts", Shortcut, lambda s: s.key),

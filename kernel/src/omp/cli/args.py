@@ -74,6 +74,38 @@ SUBCOMMANDS = {
     "plugins": "List loaded plugins, where they came from and their hooks",
     "models": "List available models (optionally matching SEARCH) and which can be used",
 }
+FAMILIES = {
+    "plugin": "install, remove, enable, disable, check and create plugins",
+    "config": "read and write settings",
+    "mcp": "manage MCP servers",
+    "batch": "run many tasks as independent sessions",
+    "sessions": "list and search sessions",
+}
+"""Command families that plugins provide (``omp_register_subcommands``). The words are
+reserved: without the plugin, ``omp plugin add x`` says the command is not installed
+instead of becoming three prompts to the model."""
+
+
+def first_word(argv: Sequence[str]) -> tuple[str | None, list[str]]:
+    """The first positional argument (a command's name, or a prompt) after the built-in
+    flags and their values, and every argument after it."""
+    takes_value = {
+        spelling
+        for f in BUILTIN_FLAGS
+        if f.type != "boolean"
+        for spelling in (f"--{f.name}", f.short)
+        if spelling
+    }
+    args = list(argv)
+    index = 0
+    while index < len(args):
+        token = args[index]
+        if token == "--":
+            return None, []
+        if not token.startswith("-") or token == "-":
+            return token, args[index + 1 :]
+        index += 2 if token in takes_value else 1
+    return None, []
 
 
 @dataclass
@@ -147,8 +179,9 @@ def parse(argv: Sequence[str], plugin_flags: list[Flag]) -> ParsedArgs:
         cut = argv.index("--")
         argv, literal = argv[:cut], argv[cut + 1 :]
     subcommand = None
-    if argv and argv[0] in SUBCOMMANDS:
-        subcommand, argv = argv[0], argv[1:]
+    word, rest = first_word(argv)
+    if word in SUBCOMMANDS:
+        subcommand, argv = word, argv[: len(argv) - len(rest) - 1] + rest
     parser = build_parser(plugin_flags)
     namespace, extras = parser.parse_known_args(argv)
     unknown = [token for token in extras if token.startswith("-") and token != "-"]
@@ -159,7 +192,13 @@ def parse(argv: Sequence[str], plugin_flags: list[Flag]) -> ParsedArgs:
     return ParsedArgs(values, messages, subcommand)
 
 
-def render_help(plugin_flags: list[Flag], plugin_owner: dict[str, str], modes: list[str]) -> str:
+def render_help(
+    plugin_flags: list[Flag],
+    plugin_owner: dict[str, str],
+    modes: list[str],
+    commands: dict[str, str] | None = None,
+) -> str:
+    """``commands`` are the plugins' subcommands (name -> description)."""
     lines = [
         "usage: omp [command] [flags] [messages...]",
         "",
@@ -168,7 +207,8 @@ def render_help(plugin_flags: list[Flag], plugin_owner: dict[str, str], modes: l
         "",
         "commands:",
     ]
-    lines += [f"  {name:<24}{text}" for name, text in SUBCOMMANDS.items()]
+    listed = {**SUBCOMMANDS, **(commands or {})}
+    lines += [f"  {name:<24}{text}" for name, text in sorted(listed.items())]
     shadowed = {f.name for f in plugin_flags}
     lines += ["", "flags:"]
     lines += [_flag_line(f) for f in BUILTIN_FLAGS if f.name not in shadowed]

@@ -49,7 +49,7 @@ def _run(argv: list[str]) -> int:
         require_providers,
     )
     from omp.cli import args as cli_args
-    from omp.cli.args import SUBCOMMANDS
+    from omp.cli.args import FAMILIES, SUBCOMMANDS
     from omp.cli.paths import check_extension_path, check_session_paths
     from omp.cli.trust_prompt import ask_to_trust, report_trust
     from omp.errors import UsageError
@@ -59,9 +59,10 @@ def _run(argv: list[str]) -> int:
     if not cwd.is_dir():
         raise UsageError(f"--cwd {cwd} is not a directory")
     wants_help = bool(cli_args.prescan(argv, "help"))
-    # Listing commands never run project code, trusted or not.
+    word, rest = cli_args.first_word(argv)
+    # Listing commands and command families never run project code, trusted or not.
     runs_project_code = not (
-        wants_help or cli_args.prescan(argv, "version") or (argv[:1] and argv[0] in SUBCOMMANDS)
+        wants_help or cli_args.prescan(argv, "version") or word in SUBCOMMANDS or word in FAMILIES
     )
     extension_paths = [check_extension_path(p) for p in cli_args.prescan(argv, "extension")]  # type: ignore[union-attr]
     discover = not cli_args.prescan(argv, "no-extensions")
@@ -79,10 +80,22 @@ def _run(argv: list[str]) -> int:
     )
     if runs_project_code:
         report_trust(runtime, remember_it=trust)
+    commands = {c.name: c for c in runtime.contributions.of("subcommands")}
+    if word in commands:
+        return _run_subcommand(commands[word], rest, runtime)
+    if word in FAMILIES:
+        raise UsageError(
+            f"`omp {word}` is not installed: no installed plugin provides it "
+            f"({FAMILIES[word]}); `omp plugins` lists what is installed"
+        )
     plugin_flags = runtime.contributions.of("flags")
     if wants_help:
         owners = {f.name: p for p, f in runtime.contributions.items.get("flags", [])}
-        print(cli_args.render_help(plugin_flags, owners, sorted(runtime.modes)), end="")
+        described = {name: c.description for name, c in commands.items()}
+        print(
+            cli_args.render_help(plugin_flags, owners, sorted(runtime.modes), described),
+            end="",
+        )
         return 0
     parsed = cli_args.parse(argv, plugin_flags)
     runtime.api._set_flags(parsed.values)
@@ -135,6 +148,20 @@ def _run(argv: list[str]) -> int:
 
     request = ModeRequest(prompts=prompts, verbose=bool(parsed["verbose"]))
     return run_mode(mode, session, request)
+
+
+def _run_subcommand(command: Any, args: list[str], runtime: Any) -> int:
+    import asyncio
+    import inspect
+
+    outcome = command.run(args, runtime)
+    if inspect.isawaitable(outcome):
+        outcome = asyncio.run(_awaited(outcome))
+    return int(outcome or 0)
+
+
+async def _awaited(outcome: Any) -> Any:
+    return await outcome
 
 
 def _split(value: str) -> list[str]:

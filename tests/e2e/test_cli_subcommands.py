@@ -1,0 +1,49 @@
+"""Command families: a reserved word is a command, never a prompt (issue 9, item 9)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+STATS = textwrap.dedent(
+    """
+    import omp
+    from omp.contrib import Subcommand
+
+
+    def run(args, runtime):
+        print("stats for", " ".join(args), "in", runtime.cwd.name)
+        return 3
+
+
+    @omp.hookimpl
+    def omp_register_subcommands(api):
+        return [Subcommand("sessions", "list sessions", run)]
+    """
+)
+
+
+@pytest.mark.parametrize("word", ["plugin", "config", "mcp", "batch", "sessions"])
+def test_a_family_without_its_plugin_is_not_installed_not_a_prompt(omp_cli, word):
+    script = omp_cli.script([{"text": "I am the model"}])
+    proc = omp_cli(word, "add", "foo", "--script", script)
+    line = omp_cli.assert_one_line_error(proc)
+    assert f"`omp {word}` is not installed" in line
+    assert omp_cli.all_session_files() == []
+
+
+def test_a_plugin_provides_a_family_with_its_own_arguments(omp_cli):
+    ext = omp_cli.extension(STATS, "stats_ext.py")
+    proc = omp_cli("-e", ext, "sessions", "--all", "x")
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stdout == f"stats for --all x in {omp_cli.cwd.name}\n"
+    listed = omp_cli("-e", ext, "--help")
+    assert "sessions" in listed.stdout and "list sessions" in listed.stdout
+
+
+def test_any_other_first_word_is_still_a_prompt(omp_cli):
+    script = omp_cli.script([{"text": "answered"}])
+    proc = omp_cli("-p", "--script", script, "pluginish words")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.endswith("answered\n")
