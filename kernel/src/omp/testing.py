@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from omp.ui import EventUI
+
 PROVIDER_KEYS = (
     "ANTHROPIC_API_KEY",
     "OPENAI_API_KEY",
@@ -129,10 +131,13 @@ class Harness:
         *,
         script: Iterable[dict[str, Any]] = (),
         runtime: Any = None,
+        ui_answers: Iterable[Any] | None = None,
         **options: Any,
     ) -> Any:
         """An AgentSession (not started). ``options`` are SessionOptions fields; the
-        session is in memory unless ``no_session=False`` or a session path is given."""
+        session is in memory unless ``no_session=False`` or a session path is given.
+        With ``ui_answers`` the session has a UI (``ctx.has_ui``) whose dialogs answer
+        from that list (see ``ScriptedUI``); without, dialogs take their default."""
         from omp.bootstrap import SessionOptions, open_session
 
         runtime = runtime or self.runtime(plugins)
@@ -150,10 +155,12 @@ class Harness:
         )
         if options.get("no_session") is False:
             options.pop("no_session")
-        from omp.ui import EventUI
-
         session = open_session(runtime, SessionOptions(flags=flags, **options))
-        session.ui = EventUI(session)  # ctx.ui.notify() becomes a notice event to assert on
+        if ui_answers is None:
+            session.ui = EventUI(session)  # ctx.ui.notify() becomes a notice event
+        else:
+            session.ui = ScriptedUI(session, ui_answers)
+            session.has_ui = True
         return session
 
     def run(
@@ -178,6 +185,38 @@ class Harness:
             await session.wait_for_idle()
         await session.shutdown()
         return log
+
+
+class ScriptedUI(EventUI):
+    """A UI for tests: each dialog takes the next of ``answers`` and is recorded in
+    ``requests`` as ``(kind, title)``; ``TIMEOUT`` as an answer never answers (the
+    dialog's timeout decides). Notifications become notice events."""
+
+    TIMEOUT = object()
+
+    def __init__(self, session: Any, answers: Iterable[Any]) -> None:
+        super().__init__(session)
+        self.answers = list(answers)
+        self.requests: list[tuple[str, str]] = []
+
+    async def _next(self, kind: str, title: str) -> Any:
+        self.requests.append((kind, title))
+        answer = self.answers.pop(0) if self.answers else None
+        if answer is ScriptedUI.TIMEOUT:
+            await asyncio.Event().wait()
+        return answer
+
+    async def _ask_select(self, title: str, options: list[Any]) -> Any:
+        return await self._next("select", title)
+
+    async def _ask_confirm(self, title: str, message: str) -> Any:
+        return await self._next("confirm", title)
+
+    async def _ask_input(self, title: str, placeholder: str) -> Any:
+        return await self._next("input", title)
+
+    async def _ask_editor(self, title: str, prefill: str) -> Any:
+        return await self._next("editor", title)
 
 
 @pytest.fixture
