@@ -72,7 +72,7 @@ class Actions:
 
     @omp.hookimpl
     def omp_session_start(self, ctx, api):
-        self.seen["flag"] = api.get_flag("script")
+        self.seen["flag"] = api.get_flag("mode")
         self.seen["active"] = api.get_active_tools()
         self.seen["all"] = [t["name"] for t in api.get_all_tools()]
         self.seen["has_ui"] = ctx.has_ui
@@ -95,7 +95,7 @@ class Actions:
 def test_actions_and_context_from_hooks_and_tools(make_session, omp_harness):
     plugin = Actions()
     session, _ = make_session(
-        [{"calls": [("run", {})]}, {"text": "ok"}], plugins=[plugin], flags={"script": "given"}
+        [{"calls": [("run", {})]}, {"text": "ok"}], plugins=[plugin], flags={"mode": "given"}
     )
     omp_harness.run(session, "go")
     seen = plugin.seen
@@ -131,7 +131,10 @@ def test_set_active_tools_rejects_unknown_names(make_session):
         session.api.set_active_tools(["no_such_tool"])
 
 
-def test_set_model_switches_and_records_the_change(make_session, omp_harness):
+def test_set_model_switches_and_records_the_change(make_session, omp_harness, monkeypatch):
+    # The scripted model's script from the environment: --script would select it at start.
+    monkeypatch.setenv("OMP_SCRIPT", str(omp_harness.script([{"text": "s"}])))
+
     class Switch:
         @omp.hookimpl
         def omp_session_start(self, api):
@@ -141,7 +144,6 @@ def test_set_model_switches_and_records_the_change(make_session, omp_harness):
     session, provider = make_session(
         [{"text": "never used"}],
         plugins=[Switch()],
-        flags={"script": str(omp_harness.script([{"text": "s"}]))},
     )
     events = omp_harness.run(session, "go")
     assert Switch.ok is True and Switch.bad is False

@@ -64,6 +64,14 @@ class OmpAPI:
     def _bind(self, session: Any) -> None:
         self._session = session
 
+    def _for_session(self, session: Any) -> OmpAPI:
+        """An api bound to one session, sharing this one's event bus and flags: two
+        sessions in one process each act on their own conversation."""
+        bound = OmpAPI(self.cwd, self.agent_dir)
+        bound.events, bound.logger, bound._flags = self.events, self.logger, self._flags
+        bound._bind(session)
+        return bound
+
     def _set_flags(self, values: dict[str, Any]) -> None:
         self._flags = dict(values)
 

@@ -46,6 +46,19 @@ class HandlerContext:
         return self._session.settings
 
     @property
+    def api(self) -> Any:
+        """This session's runtime actions (``omp.api.OmpAPI``), for tools and anything
+        that has ``ctx`` but was not handed ``api``."""
+        return self._session.api
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """Plugin state that belongs to this session, never to the process: key it by
+        your plugin's name (``ctx.state.setdefault("my-plugin", MyState())``). Two
+        sessions in one process never see each other's entries."""
+        return self._session.plugin_state
+
+    @property
     def is_project_trusted(self) -> bool:
         """Whether the user trusts this project directory (its extensions and full
         settings loaded); a plugin that reads project files to run them checks this."""

@@ -76,7 +76,11 @@ class AgentSession:
         self.mode_name = mode_name
         self.has_ui = has_ui
         self.ui = ui or NullUI()
-        self.api = api or OmpAPI()
+        shared_api = api or OmpAPI()
+        self.api = shared_api._for_session(self)
+        """This session's actions; the runtime's api (handed to registration hooks)
+        follows the most recent session."""
+        self.plugin_state: dict[str, Any] = {}
         self.subscribers: list[Subscriber] = []
         self.next_turn: list[Any] = []
         self.shutdown_requested = False
@@ -113,7 +117,7 @@ class AgentSession:
         restored = restored or session_file.build_context()
         self.agent.messages = list(restored.messages)
         self._restored_model = restored.model
-        self.api._bind(self)
+        shared_api._bind(self)
         self.api._set_flags(flags)
 
     # -- events -----------------------------------------------------------------------
