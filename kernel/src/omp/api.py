@@ -125,6 +125,18 @@ class OmpAPI:
     def set_active_tools(self, names: list[str]) -> None:
         self._require("set_active_tools").tools.set_active(names)
 
+    def register_tool(self, tool: Any) -> None:
+        """Add an ``omp.tools.Tool`` to this session; the next model request sees it,
+        and hooks see its calls like any tool's."""
+        from omp.tools import Tool
+
+        if not isinstance(tool, Tool):
+            raise OmpError(f"register_tool takes an omp.tools.Tool, not {type(tool).__name__}")
+        self._require("register_tool").tools.register(tool)
+
+    def unregister_tool(self, name: str) -> None:
+        self._require("unregister_tool").tools.unregister(name)
+
     def get_commands(self) -> list[str]:
         return sorted(self._require("get_commands").commands)
 

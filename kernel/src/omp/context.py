@@ -84,7 +84,10 @@ class HandlerContext:
         return self._session.context_usage()
 
     def get_system_prompt(self) -> list[str]:
-        return list(self._session.system_prompt_sections)
+        """The system prompt's sections as the model gets them for the current prompt
+        (before_agent_start changes included)."""
+        session = self._session
+        return list(session.effective_system_prompt or session.system_prompt_sections)
 
     def is_idle(self) -> bool:
         return not self._session.agent.is_streaming

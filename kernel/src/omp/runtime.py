@@ -73,6 +73,8 @@ class AgentSession:
         self.flags = flags
         self.cwd = cwd
         self.system_prompt_sections = list(system_prompt_sections)
+        self.effective_system_prompt: list[str] | None = None
+        """The sections the model got for the current prompt (after before_agent_start)."""
         self.mode_name = mode_name
         self.has_ui = has_ui
         self.ui = ui or NullUI()
@@ -238,6 +240,7 @@ class AgentSession:
                 prompt=text, images=images, system_prompt=list(self.system_prompt_sections)
             ),
         )
+        self.effective_system_prompt = list(start.event.system_prompt)
         self.agent.system_prompt = join_system_prompt(start.event.system_prompt)
         content: Any = text
         if images:

@@ -45,7 +45,11 @@ class Tool:
     (and ``details``/``is_error``), or a list of content blocks.
 
     ``exclusive`` tools never run beside another tool; ``hidden`` tools are registered
-    but not offered to the model unless activated by name.
+    but not offered to the model unless activated by name (omp's default-inactive);
+    ``requires_approval`` tools ask the user before each call (see the
+    ``tool_approval_requested`` hook). ``render_call(args, options)`` and
+    ``render_result(result, options)``, when given, return the lines a UI shows for a
+    call and its result instead of the default view.
     """
 
     name: str = ""
@@ -54,6 +58,9 @@ class Tool:
     parameters: type[BaseModel]
     exclusive: bool = False
     hidden: bool = False
+    requires_approval: bool = False
+    render_call: Callable[[Any, Any], Any] | None = None
+    render_result: Callable[[Any, Any], Any] | None = None
 
     def __init__(
         self,
@@ -65,6 +72,9 @@ class Tool:
         execute: Callable[..., Any] | None = None,
         exclusive: bool | None = None,
         hidden: bool | None = None,
+        requires_approval: bool | None = None,
+        render_call: Callable[[Any, Any], Any] | None = None,
+        render_result: Callable[[Any, Any], Any] | None = None,
     ) -> None:
         if name is not None:
             self.name = name
@@ -78,6 +88,12 @@ class Tool:
             self.exclusive = exclusive
         if hidden is not None:
             self.hidden = hidden
+        if requires_approval is not None:
+            self.requires_approval = requires_approval
+        if render_call is not None:
+            self.render_call = render_call
+        if render_result is not None:
+            self.render_result = render_result
         self._execute = execute
         self._schema: dict[str, Any] | None = None
         if not self.name or not getattr(self, "parameters", None):
@@ -215,6 +231,22 @@ class ToolRegistry:
 
     def active_names(self) -> list[str]:
         return list(self._active)
+
+    def register(self, tool: Tool) -> None:
+        """Add ``tool`` while a session runs (active unless hidden); the next model
+        request offers it. A name already registered is an error."""
+        if tool.name in self._tools:
+            raise OmpError(f"a tool named {tool.name!r} is already registered")
+        self._tools[tool.name] = tool
+        if not tool.hidden:
+            self._active.append(tool.name)
+
+    def unregister(self, name: str) -> None:
+        """Remove a tool; the next model request no longer offers it."""
+        if name not in self._tools:
+            raise OmpError(f"no tool named {name!r} is registered")
+        del self._tools[name]
+        self._active = [n for n in self._active if n != name]
 
     def set_active(self, names: Iterable[str]) -> None:
         names = list(names)
