@@ -84,3 +84,23 @@ def test_discovered_extensions_disabled_plugins_and_no_discovery(dirs):
         "ext:user": "disabled",
     }
     assert host_for(dirs, [], discover=False).records == []
+
+
+def test_a_misspelt_hook_names_the_closest_real_one(dirs, tmp_path):
+    typo = write(
+        tmp_path / "typo2.py",
+        "import omp\n\n@omp.hookimpl\ndef omp_tool_reslt(event):\n    pass\n",
+    )
+    [record] = host_for(dirs, [typo]).records
+    assert record.status == "failed"
+    assert "omp_tool_reslt (did you mean omp_tool_result?)" in record.error
+
+
+def test_an_optional_hook_a_newer_kernel_has_is_accepted(dirs, tmp_path):
+    future = write(
+        tmp_path / "future.py",
+        "import omp\n\n@omp.hookimpl(optionalhook=True)\ndef omp_from_the_future(event):\n"
+        "    pass\n\n@omp.hookimpl\ndef omp_agent_start():\n    pass\n",
+    )
+    [record] = host_for(dirs, [future]).records
+    assert record.status == "loaded", record.error

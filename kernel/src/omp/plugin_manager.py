@@ -8,6 +8,7 @@ plugins take exactly this path too. A manager is built per run, never at import 
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import os
 import sys
@@ -107,19 +108,37 @@ def _register(host: PluginHost, plugin: object, record: PluginRecord, strict: bo
 
 
 def _check_hook_names(pm: pluggy.PluginManager, plugin: object) -> str | None:
-    """Catch the two silent mistakes: a misspelt hook name and a missing marker."""
+    """Catch the two silent mistakes: a misspelt hook name (pluggy's ``check_pending``;
+    ``optionalhook=True`` impls of hooks a newer kernel has are allowed) and a
+    missing marker."""
+    unknown: list[str] = []
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError:
+        unknown = [
+            caller.name
+            for caller in pm.get_hookcallers(plugin) or []
+            if not caller.has_spec()
+            and any(i.plugin is plugin and not i.optionalhook for i in caller.get_hookimpls())
+        ]
     registered = set(_hooks_of(pm, plugin))
-    unknown, unmarked = [], []
+    unmarked = []
     for name in dir(plugin):
-        if not name.startswith("omp_") or not callable(getattr(plugin, name, None)):
+        if not name.startswith("omp_") or name in registered:
+            continue
+        if not callable(getattr(plugin, name, None)):
             continue
         caller = getattr(pm.hook, name, None)
-        if caller is None or caller.spec is None:
-            unknown.append(name)
-        elif name not in registered:
-            unmarked.append(name)
+        (unmarked if caller is not None and caller.has_spec() else unknown).append(name)
     if unknown:
-        return f"implements unknown hook(s) {', '.join(unknown)}; see omp.hookspecs for the names"
+        specs = [
+            name for name, c in vars(pm.hook).items() if not name.startswith("_") and c.has_spec()
+        ]
+        hints = []
+        for name in sorted(set(unknown)):
+            close = difflib.get_close_matches(name, specs, n=1, cutoff=0.6)
+            hints.append(f"{name} (did you mean {close[0]}?)" if close else name)
+        return f"implements unknown hook(s) {', '.join(hints)}; see omp.hookspecs for the names"
     if unmarked:
         return f"{', '.join(unmarked)} lack(s) the @omp.hookimpl marker and would never be called"
     return None
