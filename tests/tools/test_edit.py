@@ -133,10 +133,7 @@ def test_write_permission_problems(ctx: Any, tmp_path: Path) -> None:
         locked.chmod(0o755)
     assert in_locked.is_error and "permission denied" in text_of(in_locked)
     assert nested.is_error and "permission denied" in text_of(nested)
-    assert (
-        ro.is_error
-        and text_of(ro) == "Cannot write ro.txt: permission denied (the file is read-only)."
-    )
+    assert ro.is_error and text_of(ro) == "Cannot write ro.txt: it is read-only (mode 0444)."
     assert readonly.read_text() == "keep"
     assert sorted(p.name for p in locked.iterdir()) == ["f.txt"]
 
@@ -410,9 +407,9 @@ def test_edit_error_results(ctx: Any, tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not POSIX_PERMS, reason="permissions are not enforced")
-def test_edit_read_only_file(ctx: Any, tmp_path: Path) -> None:
+def test_edit_file_read_only_for_its_owner(ctx: Any, tmp_path: Path) -> None:
     f = put(ctx, tmp_path / "ro.txt", b"abc\n")
-    f.chmod(0o444)
+    f.chmod(0o466)  # others may write; the owner (us) may not
     result = edit(ctx, "ro.txt", {"oldText": "abc", "newText": "xyz"})
     assert result.is_error
     assert text_of(result) == "Cannot edit ro.txt: permission denied."

@@ -1,5 +1,5 @@
 """The ``edit`` tool: replace text in a file, all edits or none, keeping the file's line
-endings, BOM and mode; the result has a short summary and a unified diff."""
+endings, BOM, inode, owner and mode; the result has a short summary and a unified diff."""
 
 from __future__ import annotations
 
@@ -12,7 +12,14 @@ from typing import Any
 from omp.tools import Tool, ToolResult, resolve_path, tool_cwd
 from pydantic import BaseModel, Field
 
-from omp_tool_edit.fileio import TextFile, atomic_write, reason, shown
+from omp_tool_edit.fileio import (
+    NotRestored,
+    TextFile,
+    read_only,
+    reason,
+    shown,
+    write_in_place,
+)
 from omp_tool_edit.matching import Edit, EditError, apply_edits
 
 MAX_BYTES = 16 * 1024 * 1024
@@ -68,8 +75,9 @@ class EditTool(Tool):
                 f"{MAX_BYTES // (1024 * 1024)} MiB edit limit.",
                 details,
             )
-        if not os.access(target, os.W_OK):
-            return ToolResult.error(f"Cannot edit {name}: permission denied.", details)
+        refusal = read_only(target, st)
+        if refusal is not None:
+            return ToolResult.error(f"Cannot edit {name}: {refusal}.", details)
         try:
             with open(target, "rb") as handle:
                 data = handle.read()
@@ -98,9 +106,10 @@ class EditTool(Tool):
         if signal is not None and signal.aborted:
             return ToolResult.error("Edit aborted." + unchanged, details)
         try:
-            atomic_write(target, new_data, stat.S_IMODE(st.st_mode))
+            write_in_place(target, new_data)
         except OSError as exc:
-            return ToolResult.error(f"Cannot write {name}: {reason(exc)}." + unchanged, details)
+            kept = "" if isinstance(exc, NotRestored) else unchanged
+            return ToolResult.error(f"Cannot write {name}: {reason(exc)}.{kept}", details)
         ledger = getattr(ctx, "file_reads", None)
         if ledger is not None:
             ledger.record(Path(abs_path), new_data)

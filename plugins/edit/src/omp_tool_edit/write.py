@@ -1,4 +1,4 @@
-"""The ``write`` tool: create or overwrite a file atomically, creating its directories."""
+"""The ``write`` tool: create a file (and its directories) or write into an existing one."""
 
 from __future__ import annotations
 
@@ -10,7 +10,15 @@ from typing import Any
 from omp.tools import Tool, ToolResult, resolve_path, tool_cwd
 from pydantic import BaseModel, Field
 
-from omp_tool_edit.fileio import atomic_write, count_lines, reason, shown
+from omp_tool_edit.fileio import (
+    NotRestored,
+    count_lines,
+    create_file,
+    read_only,
+    reason,
+    shown,
+    write_in_place,
+)
 
 
 class WriteParams(BaseModel):
@@ -52,10 +60,9 @@ class WriteTool(Tool):
                 )
             if not stat.S_ISREG(st.st_mode):
                 return ToolResult.error(f"Cannot write {name}: it is not a regular file.", details)
-            if not os.access(target, os.W_OK):
-                return ToolResult.error(
-                    f"Cannot write {name}: permission denied (the file is read-only).", details
-                )
+            refusal = read_only(target, st)
+            if refusal is not None:
+                return ToolResult.error(f"Cannot write {name}: {refusal}.", details)
         try:
             data = params.content.encode("utf-8")
         except UnicodeEncodeError:
@@ -79,9 +86,13 @@ class WriteTool(Tool):
                 f"Cannot create the directory of {name}: {reason(exc)}.", details
             )
         try:
-            atomic_write(target, data, None if st is None else stat.S_IMODE(st.st_mode))
+            if st is None:
+                create_file(target, data)
+            else:
+                write_in_place(target, data)
         except OSError as exc:
-            return ToolResult.error(f"Cannot write {name}: {reason(exc)}.", details)
+            kept = "" if st is None or isinstance(exc, NotRestored) else f"\n{name} is unchanged."
+            return ToolResult.error(f"Cannot write {name}: {reason(exc)}.{kept}", details)
 
         ledger = getattr(ctx, "file_reads", None)
         if ledger is not None:
