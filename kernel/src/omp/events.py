@@ -151,6 +151,23 @@ class ThinkingLevelChangedEvent(Event):
     thinking_level: str
 
 
+class ModelSelectEvent(Event):
+    """The model changed: ``model`` and ``previous_model`` are ``omp.providers.Model``
+    objects (``previous_model`` None when a resumed session restores its model)."""
+
+    type: Literal["model_select"] = "model_select"
+    model: Any
+    previous_model: Any = None
+    source: Literal["set", "cycle", "restore"] = "set"
+
+
+class ThinkingLevelSelectEvent(Event):
+    type: Literal["thinking_level_select"] = "thinking_level_select"
+    level: str
+    previous_level: str | None = None
+    source: Literal["set", "cycle", "restore"] = "set"
+
+
 class AutoRetryStartEvent(Event):
     type: Literal["auto_retry_start"] = "auto_retry_start"
     attempt: int

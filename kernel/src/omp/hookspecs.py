@@ -37,6 +37,7 @@ import pluggy
 if TYPE_CHECKING:
     from omp.api import OmpAPI
     from omp.context import HandlerContext
+    from omp.events import ModelSelectEvent, ThinkingLevelSelectEvent
 
 hookspec = pluggy.HookspecMarker("omp")
 
@@ -445,6 +446,37 @@ def omp_tool_execution_end(event: Any, ctx: HandlerContext, api: OmpAPI) -> None
 
     When: once per tool call, after tool_result handlers.
     Args: ``event`` (ToolExecutionEndEvent: result, is_error).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+# -- model events -------------------------------------------------------------------
+
+
+@hookspec
+def omp_model_select(event: ModelSelectEvent, ctx: HandlerContext, api: OmpAPI) -> None:
+    """The session's model changed.
+
+    When: after ``api.set_model`` (or a mode's model picker) switched the model
+    (source ``set``; ``cycle`` from a key that cycles models), and when a resumed or
+    switched-to session restores the model it was using (source ``restore``).
+    Args: ``event`` (ModelSelectEvent: model and previous_model as
+    ``omp.providers.Model``, previous_model None on restore; source).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_thinking_level_select(
+    event: ThinkingLevelSelectEvent, ctx: HandlerContext, api: OmpAPI
+) -> None:
+    """The session's thinking level changed.
+
+    When: after ``api.set_thinking_level`` (source ``set``), and when a resumed or
+    switched-to session restores its recorded level (source ``restore``).
+    Args: ``event`` (ThinkingLevelSelectEvent: level, previous_level, source).
     Returns: ignored. Combination: observer.
     Raising: reported as ``extension_error``; the run goes on.
     """

@@ -20,6 +20,7 @@ from omp.events import (
     InputEvent,
     MessageEndEvent,
     ModelChangedEvent,
+    ModelSelectEvent,
     NoticeEvent,
     SearchEvent,
     SessionBeforeBranchEvent,
@@ -27,11 +28,13 @@ from omp.events import (
     SessionShutdownEvent,
     SessionStartEvent,
     ThinkingLevelChangedEvent,
+    ThinkingLevelSelectEvent,
 )
 from omp.loop import Agent, LoopSettings
 from omp.messages import CustomMessage, ImageContent, TextContent, UserMessage
 from omp.providers import Model, ModelRegistry
 from omp.session import SessionFile, SessionView
+from omp.session_actions import announce_restored
 from omp.system_prompt import join_system_prompt
 from omp.tools import ToolRegistry
 
@@ -119,6 +122,7 @@ class AgentSession:
         restored = restored or session_file.build_context()
         self.agent.messages = list(restored.messages)
         self._restored_model = restored.model
+        self._restored_thinking = restored.thinking_level
         shared_api._bind(self)
         self.api._set_flags(flags)
 
@@ -171,6 +175,7 @@ class AgentSession:
         if model is not None and self._restored_model != model.key:
             self.session_file.append_model_change(model.key)
         await self.call_hook("omp_session_start", SessionStartEvent())
+        await announce_restored(self, self._restored_model, self._restored_thinking)
 
     async def shutdown(self) -> None:
         if self._loop is None:
@@ -295,24 +300,36 @@ class AgentSession:
 
     # -- model and thinking ---------------------------------------------------------
 
-    def set_model(self, pattern: str) -> bool:
+    def set_model(self, pattern: str, source: str = "set") -> bool:
         try:
             model = self.models.resolve(pattern)
         except OmpError:
             return False
         if self.models.provider_of(model).unavailable_reason(self.settings.data):
             return False
-        self.agent.model = model
+        previous, self.agent.model = self.agent.model, model
         self.session_file.append_model_change(model.key)
-        self._on_loop(lambda: self._spawn(self._notify(ModelChangedEvent(model=model.key))))
+        selected = ModelSelectEvent(model=model, previous_model=previous, source=source)
+        self._on_loop(
+            lambda: self._spawn(
+                self._announce(ModelChangedEvent(model=model.key), "omp_model_select", selected)
+            )
+        )
         return True
 
-    def set_thinking_level(self, level: str) -> None:
-        self.agent.thinking_level = level
+    def set_thinking_level(self, level: str, source: str = "set") -> None:
+        previous, self.agent.thinking_level = self.agent.thinking_level, level
         self.session_file.append_thinking_level_change(level)
+        selected = ThinkingLevelSelectEvent(level=level, previous_level=previous, source=source)
+        changed = ThinkingLevelChangedEvent(thinking_level=level)
         self._on_loop(
-            lambda: self._spawn(self._notify(ThinkingLevelChangedEvent(thinking_level=level)))
+            lambda: self._spawn(self._announce(changed, "omp_thinking_level_select", selected))
         )
+
+    async def _announce(self, notice: Event, hook_name: str, event: Event) -> None:
+        """Tell subscribers (``notice``), then the hook's plugins (``event``)."""
+        await self._notify(notice)
+        await self.call_hook(hook_name, event)
 
     async def search(self, kind: str, params: dict[str, Any]) -> Any:
         outcome = await self.call_hook(
