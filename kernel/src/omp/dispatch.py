@@ -23,6 +23,7 @@ from omp.events import (
     ExecutionOverride,
     InputPatch,
     SessionBeforeDecision,
+    SessionStopDecision,
     ToolCallDecision,
     ToolResultPatch,
 )
@@ -41,6 +42,7 @@ RULES: dict[str, str] = {
     "omp_user_bash": "first_result",
     "omp_user_python": "first_result",
     "omp_search": "first_result",
+    "omp_session_stop": "chain",
 }
 """Hooks that combine results; every other event hook is an observer."""
 
@@ -219,5 +221,10 @@ def _apply_patch(hook_name: str, outcome: ChainOutcome, result: Any) -> None:
             event.system_prompt = list(patch.system_prompt)
         if patch.message is not None:
             outcome.added_messages.append(patch.message)
+        return
+    if hook_name == "omp_session_stop":
+        text = _coerce(result, SessionStopDecision).continuation()
+        if text is not None:
+            outcome.added_messages.append({"custom_type": "session_stop", "content": text})
         return
     raise KeyError(f"no chain rule for {hook_name}")

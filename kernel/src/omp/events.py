@@ -254,6 +254,22 @@ class SessionTreeEvent(Event):
     old_leaf_id: str | None = None
 
 
+class SessionStopEvent(Event):
+    """The agent is about to stop: the model answered without tool calls and nothing
+    is queued. ``messages`` is the whole conversation (do not mutate it),
+    ``stop_hook_active`` is True while the run is already going on because of an
+    earlier session_stop continuation, ``signal`` the run's abort signal."""
+
+    type: Literal["session_stop"] = "session_stop"
+    messages: list[Any] = Field(default_factory=list)
+    turn_id: int = 0
+    last_assistant_message: Any = None
+    session_id: str
+    session_file: str | None = None
+    stop_hook_active: bool = False
+    signal: Any = Field(default=None, exclude=True)
+
+
 class SessionShutdownEvent(Event):
     type: Literal["session_shutdown"] = "session_shutdown"
 
@@ -329,6 +345,26 @@ class SessionBeforeDecision(WireModel):
     skip_conversation_restore: bool | None = None
     compaction: Any = None
     summary: Any = None
+
+
+class SessionStopDecision(WireModel):
+    """Returned from omp_session_stop: ``{"continue": True, "additional_context": ...}``
+    or ``{"decision": "block", "reason": ...}`` (also ``{"block": True, ...}``) make the
+    agent go on with that text as a message instead of stopping."""
+
+    continue_: bool = Field(default=False, alias="continue")
+    additional_context: str | None = None
+    decision: Literal["block"] | None = None
+    block: bool = False
+    reason: str | None = None
+
+    def continuation(self) -> str | None:
+        """The text to go on with, or None when this result lets the agent stop."""
+        if self.decision == "block" or self.block:
+            return self.reason or self.additional_context or "Continue."
+        if self.continue_:
+            return self.additional_context or self.reason or "Continue."
+        return None
 
 
 class ExecutionOverride(WireModel):

@@ -37,7 +37,7 @@ import pluggy
 if TYPE_CHECKING:
     from omp.api import OmpAPI
     from omp.context import HandlerContext
-    from omp.events import ModelSelectEvent, ThinkingLevelSelectEvent
+    from omp.events import ModelSelectEvent, SessionStopEvent, ThinkingLevelSelectEvent
 
 hookspec = pluggy.HookspecMarker("omp")
 
@@ -258,6 +258,25 @@ def omp_session_tree(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
     When: after the leaf moved. Args: ``event`` (SessionTreeEvent).
     Returns: ignored. Combination: observer.
     Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_session_stop(event: SessionStopEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """The agent is about to stop: the model answered without calling a tool and no
+    steering or follow-up message waits.
+
+    When: once each time a run would end normally (not after an error or an abort).
+    Args: ``event`` (SessionStopEvent: messages, turn_id, last_assistant_message,
+    session_id, session_file, stop_hook_active - True while the run goes on because
+    of an earlier continuation - and signal).
+    Returns: ``{"continue": True, "additional_context": "..."}`` or ``{"decision":
+    "block", "reason": "..."}`` (``{"block": True, ...}`` also works) to make the agent
+    go on, with that text as a message to the model; None lets it stop. At most 8
+    consecutive continuations per prompt; then the agent stops anyway with a notice.
+    Combination: chain; every handler runs, and the texts of all that continue are
+    sent together as one message.
+    Raising: reported as ``extension_error``; treated as no result.
     """
 
 

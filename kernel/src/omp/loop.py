@@ -104,6 +104,9 @@ class Agent:
         self._idle = asyncio.Event()
         self._idle.set()
         self._background: set[asyncio.Future[None]] = set()
+        self.before_stop: Callable[[int], Awaitable[list[Any]]] | None = None
+        """Asked when the run would stop (no tool calls, no follow-ups): messages to go
+        on with (the session's session_stop hook), or none to stop."""
 
     # -- queues -------------------------------------------------------------------------
 
@@ -204,6 +207,8 @@ class Agent:
                     return
                 pending = await self._dequeue(self.steering, self.settings.steering_mode)
             pending = await self._dequeue(self.follow_up, self.settings.follow_up_mode)
+            if not pending and self.before_stop is not None:
+                pending = await self.before_stop(turn_index)
             if not pending:
                 return
 

@@ -35,6 +35,7 @@ from omp.messages import CustomMessage, ImageContent, TextContent, UserMessage
 from omp.providers import Model, ModelRegistry
 from omp.session import SessionFile, SessionView
 from omp.session_actions import announce_restored
+from omp.session_stop import StopHook
 from omp.system_prompt import join_system_prompt
 from omp.tools import ToolRegistry
 
@@ -119,6 +120,7 @@ class AgentSession:
             stream_settings=settings.data if hasattr(settings, "data") else {},
         )
         self.agent.thinking_level = thinking_level
+        self.agent.before_stop = StopHook(self)
         restored = restored or session_file.build_context()
         self.agent.messages = list(restored.messages)
         self._restored_model = restored.model
