@@ -38,7 +38,8 @@ def omp_session_start(ctx, api):
         ctx.ui.notify(f"replaying the script {path}: no model is called")
         return
     ctx.ui.notify(
-        f"no real model provider is configured, so omp is replaying the recorded script "
-        f"{path} (model scripted/demo): the answers are canned and no model is called.",
+        f"no real model provider is configured (no API key, no local Ollama), so omp is "
+        f"replaying the recorded script {path}, its bundled demo (model scripted/demo): "
+        "this is a replay, not a model, and the answers are canned.",
         "warning",
     )

@@ -33,13 +33,18 @@ def _chunks(text: str) -> list[str]:
     return [text[i : i + CHUNK] for i in range(0, len(text), CHUNK)] or [""]
 
 
-def _since_last_reply(messages: list[Any]) -> str | None:
+def _since_last_reply(messages: list[Any]) -> tuple[str | None, set[str]]:
+    """The text of the messages after the model's last reply, and the tools whose
+    results are among them."""
     texts: list[str] = []
+    tools: set[str] = set()
     for message in reversed(messages):
         if message.role == "assistant":
             break
         texts.append(content_text(message.content))
-    return "\n".join(reversed(texts)) if texts else None
+        if message.role == "toolResult":
+            tools.add(message.tool_name)
+    return ("\n".join(reversed(texts)) if texts else None), tools
 
 
 class ScriptedProvider(Provider):
@@ -97,13 +102,9 @@ class ScriptedProvider(Provider):
             yield out.error(str(exc))
             return
         index = sum(1 for m in context.messages if m.role == "assistant")
-        step = script.choose(index, _since_last_reply(context.messages))
+        step = script.choose(index, *_since_last_reply(context.messages))
         if step is None:
-            total = len(script.steps)
-            yield out.error(
-                f"the script {script.path} has no reply for request {index + 1} "
-                f"(it has {total}): the conversation went past what was recorded"
-            )
+            yield out.error(_no_reply(script, index))
             return
         if step.delay:
             await asyncio.sleep(step.delay)
@@ -129,6 +130,21 @@ class ScriptedProvider(Provider):
             yield out.toolcall_end()
         out.message.usage = _usage(context, out.message, step.usage, model)
         yield out.done(step.stop_reason)
+
+
+def _no_reply(script: Script, index: int) -> str:
+    if index < len(script.steps):
+        line = script.steps[index][0].line
+        return (
+            f"the script {script.path} has no alternative on line {line} that matches "
+            f"request {index + 1}"
+        )
+    if script.repeated:
+        return f"none of the repeated steps of the script {script.path} matches request {index + 1}"
+    return (
+        f"the script {script.path} has no reply for request {index + 1} "
+        f"(it has {len(script.steps)}): the conversation went past what was recorded"
+    )
 
 
 def _usage(context: LlmContext, message: Any, given: dict[str, int], model: Model) -> Usage:
