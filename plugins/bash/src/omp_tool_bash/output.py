@@ -1,12 +1,14 @@
 """Collect a command's output with bounded memory: the whole output while it is small,
-then a rolling tail in memory and everything in a spill file (the artifact)."""
+then a rolling tail in memory and the output in a spill file (the artifact), capped to
+its head and tail. Output past a hard limit is not taken: the command is stopped."""
 
 from __future__ import annotations
 
 import codecs
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import BinaryIO
+
+from omp_tool_bash.artifact import CappedFile
 
 MAX_BYTES = 50 * 1024
 """The result shows at most this much output (UTF-8 bytes, notes included)."""
@@ -21,10 +23,14 @@ TRIM_AT = 4 * MAX_BYTES
 """The in-memory tail is cut back to KEEP_BYTES when it grows past this."""
 UPDATE_CHARS = 16 * 1024
 """Characters of the latest output sent with each streaming update."""
+ARTIFACT_MAX_BYTES = 50 * 1024 * 1024
+"""Default of ``bash.artifactMaxBytes``: the spill file keeps head and tail within this."""
+HARD_LIMIT_BYTES = 200 * 1024 * 1024
+"""Default of ``bash.outputHardLimitBytes``: output past this stops the command."""
 
-Opener = Callable[[bytes], tuple[BinaryIO, str]]
-"""Starts a spill file holding the given bytes; returns it (open for appending) and
-how the result refers to it (``artifact://ID`` or a path)."""
+Opener = Callable[[], tuple[str, str]]
+"""Creates an empty spill file; returns its path and how the result refers to it
+(``artifact://ID`` or the path)."""
 
 
 @dataclass
@@ -39,11 +45,22 @@ class Rendered:
 class OutputSink:
     """Receives raw output chunks in order; renders the result text at the end."""
 
-    def __init__(self, open_spill: Opener) -> None:
+    def __init__(
+        self,
+        open_spill: Opener,
+        artifact_max_bytes: int = ARTIFACT_MAX_BYTES,
+        hard_limit_bytes: int = HARD_LIMIT_BYTES,
+    ) -> None:
         self._open_spill = open_spill
+        self._artifact_max = artifact_max_bytes
+        self.hard_limit = hard_limit_bytes
+        self.limit_reached = False
+        """The output passed ``hard_limit``: nothing more is taken, the command is stopped."""
         self._buf = bytearray()
         self._trimmed = False
-        self._spill: BinaryIO | None = None
+        self._spill: CappedFile | None = None
+        self.artifact_omitted = 0
+        """Bytes the artifact left out of the middle of the output."""
         self._spill_failed = False
         self.reference: str | None = None
         self.total_bytes = 0
@@ -60,8 +77,12 @@ class OutputSink:
         return self._newlines + (1 if self._last not in (b"", b"\n") else 0)
 
     def feed(self, chunk: bytes) -> None:
-        if not chunk:
+        if not chunk or self.limit_reached:
             return
+        room = self.hard_limit - self.total_bytes
+        if len(chunk) >= room:
+            chunk = chunk[:room]
+            self.limit_reached = True
         self.total_bytes += len(chunk)
         self._newlines += chunk.count(b"\n")
         self._last = chunk[-1:]
@@ -87,8 +108,10 @@ class OutputSink:
         if self._spill is not None:
             try:
                 self._spill.close()
+                self.artifact_omitted = self._spill.omitted
             except OSError:
                 self._spill_failed = True
+                self.reference = None
             self._spill = None
 
     def render(self) -> Rendered:
@@ -111,17 +134,22 @@ class OutputSink:
         shown = window.count(b"\n") + 1 if window else 0
         if self.reference is None:
             where = "The full output could not be saved."
+        elif self.artifact_omitted:
+            where = (
+                f"Head and tail of the output ({self.artifact_omitted} bytes omitted in "
+                f"the middle): {self.reference} — read it with the read tool"
+            )
         else:
             where = f"Full output: {self.reference} — read it with the read tool"
         if partial:
             header = (
                 f"[Output truncated: the last line is too long; showing its final "
-                f"{_size(len(window))} of {_size(self.total_bytes)} of output. {where}]"
+                f"{human_size(len(window))} of {human_size(self.total_bytes)} of output. {where}]"
             )
         else:
             header = (
                 f"[Output truncated: showing the last {shown} of {self.total_lines} lines "
-                f"({_size(len(window))} of {_size(self.total_bytes)}). {where}]"
+                f"({human_size(len(window))} of {human_size(self.total_bytes)}). {where}]"
             )
         text = header + "\n" + window.decode("utf-8")
         return Rendered(text, True, self.reference, shown, len(window))
@@ -130,9 +158,13 @@ class OutputSink:
 
     def _start_spill(self, initial: bytes) -> None:
         try:
-            self._spill, self.reference = self._open_spill(initial)
+            path, reference = self._open_spill()
+            self._spill = CappedFile(path, self._artifact_max)
         except Exception:
             self._spill_failed = True
+            return
+        self.reference = reference
+        self._write(initial)
 
     def _write(self, chunk: bytes) -> None:
         assert self._spill is not None
@@ -182,9 +214,11 @@ def tail_window(body: bytes, max_bytes: int, max_lines: int) -> tuple[bytes, boo
     return body, partial
 
 
-def _size(count: int) -> str:
+def human_size(count: int) -> str:
     if count < 1024:
         return f"{count} B"
     if count < 1024 * 1024:
         return f"{count / 1024:.1f} KB"
-    return f"{count / (1024 * 1024):.1f} MB"
+    if count < 1024 * 1024 * 1024:
+        return f"{count / (1024 * 1024):.1f} MB"
+    return f"{count / (1024 * 1024 * 1024):.1f} GB"

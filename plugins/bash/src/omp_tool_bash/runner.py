@@ -1,6 +1,6 @@
 """Run one shell command in its own process group: stream its merged output, stop it on
-timeout or abort (TERM to the whole group, KILL after a grace), and never leave it
-running when the call ends."""
+timeout, abort or output past the sink's hard limit (TERM to the whole group, KILL
+after a grace), and never leave it running when the call ends."""
 
 from __future__ import annotations
 
@@ -48,6 +48,8 @@ class Outcome:
     exit_code: int | None
     timed_out: bool
     aborted: bool
+    output_limited: bool
+    """Stopped because its output passed the sink's hard limit."""
     detached: bool
     """The shell ended but something it started still held the output open."""
     duration_ms: int
@@ -101,12 +103,16 @@ async def run_command(
                 eof.set()
                 return
             sink.feed(chunk)
+            if sink.limit_reached:  # take no more: the command is about to be stopped
+                loop.remove_reader(fd)
+                eof.set()
+                return
 
     loop.add_reader(fd, readable)
     settled = False  # True once the shell exited or its group was stopped
     try:
         try:
-            how = await _supervise(proc, started + timeout, signal, on_tick)
+            how = await _supervise(proc, started + timeout, signal, sink, on_tick)
         except asyncio.CancelledError:
             if not getattr(signal, "aborted", False):
                 raise
@@ -130,16 +136,23 @@ async def run_command(
         exit_code=code,
         timed_out=how == "timed_out",
         aborted=how == "aborted",
+        output_limited=how == "output_limited",
         detached=detached and how == "exited",
         duration_ms=int((time.monotonic() - started) * 1000),
     )
 
 
 async def _supervise(
-    proc: subprocess.Popen[bytes], deadline: float, signal: Any, on_tick: Callable[[], None]
+    proc: subprocess.Popen[bytes],
+    deadline: float,
+    signal: Any,
+    sink: OutputSink,
+    on_tick: Callable[[], None],
 ) -> str:
     delay = 0.002
     while True:
+        if sink.limit_reached:
+            return "output_limited"
         if proc.poll() is not None:
             return "exited"
         if getattr(signal, "aborted", False):

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import signal as signals
 import tempfile
 import time
-from typing import Any, BinaryIO
+from typing import Any
 
 from omp.tools import Tool, ToolResult, tool_cwd
 from pydantic import BaseModel, Field
 
-from omp_tool_bash.output import MAX_BYTES, MAX_LINES, OutputSink
+from omp_tool_bash.artifact import SETTING as ARTIFACT_SETTING
+from omp_tool_bash.output import (
+    ARTIFACT_MAX_BYTES,
+    HARD_LIMIT_BYTES,
+    MAX_BYTES,
+    MAX_LINES,
+    OutputSink,
+    human_size,
+)
 from omp_tool_bash.runner import Outcome, run_command, shell_argv
 
 DEFAULT_TIMEOUT = 120.0
@@ -21,6 +30,9 @@ MAX_TIMEOUT = 3600.0
 UPDATE_INTERVAL = 0.05
 """Seconds between streaming updates."""
 ARTIFACT_SCHEME = "artifact://"
+HARD_LIMIT_SETTING = "bash.outputHardLimitBytes"
+MIN_LIMIT_BYTES = 4096
+"""The smallest value of either output limit setting."""
 
 
 class BashParams(BaseModel):
@@ -54,8 +66,13 @@ class BashTool(Tool):
             return ToolResult.error("The command is empty: give a shell command to run.", base)
         if not os.path.isdir(cwd):
             return ToolResult.error(f"Working directory does not exist: {cwd}", base)
+        try:
+            artifact_max = _byte_setting(ctx, ARTIFACT_SETTING, ARTIFACT_MAX_BYTES)
+            hard_limit = _byte_setting(ctx, HARD_LIMIT_SETTING, HARD_LIMIT_BYTES)
+        except ValueError as exc:
+            return ToolResult.error(str(exc), base)
 
-        sink = OutputSink(_spill_opener(ctx))
+        sink = OutputSink(_spill_opener(ctx), artifact_max, hard_limit)
         sent = {"version": 0, "at": -math.inf}
 
         def tick() -> None:
@@ -89,25 +106,38 @@ def _working_dir(ctx: Any) -> str:
     return os.path.normpath(os.path.expanduser(str(tool_cwd(ctx))))
 
 
+def _byte_setting(ctx: Any, key: str, default: int) -> int:
+    """A byte-count setting of the session; ValueError (one line) when it is not one."""
+    settings = getattr(ctx, "settings", None)
+    value = settings.get(key, default) if settings is not None else default
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < MIN_LIMIT_BYTES:
+        raise ValueError(
+            f"Invalid setting {key}: expected a whole number of bytes of at least "
+            f"{MIN_LIMIT_BYTES}, got {json.dumps(value, default=str)}"
+        )
+    return value
+
+
 def _spill_opener(ctx: Any) -> Any:
-    """Where the full output goes once it is too long: an artifact of the session, or
-    (with no artifact store) a temporary file."""
+    """Where the output goes once it is too long: an artifact of the session, or (with
+    no artifact store) a temporary file."""
     try:
         store = getattr(ctx, "artifacts", None)
     except Exception:
         store = None
 
-    def open_spill(initial: bytes) -> tuple[BinaryIO, str]:
+    def open_spill() -> tuple[str, str]:
         if store is not None:
             try:
-                artifact_id = store.save(initial, ".txt")
-                return open(store.path(artifact_id), "ab"), ARTIFACT_SCHEME + artifact_id
+                artifact_id = store.save(b"", ".txt")
+                return str(store.path(artifact_id)), ARTIFACT_SCHEME + artifact_id
             except Exception:
                 pass
         fd, path = tempfile.mkstemp(prefix="omp-bash-", suffix=".txt")
-        handle = os.fdopen(fd, "wb")
-        handle.write(initial)
-        return handle, path
+        os.close(fd)
+        return path, path
 
     return open_spill
 
@@ -125,7 +155,12 @@ def _result(outcome: Outcome, sink: OutputSink, timeout: float, base: dict[str, 
             "their later output is not shown. Redirect it to a file (cmd > log 2>&1 &).]"
         )
     code = outcome.exit_code
-    if outcome.timed_out:
+    if outcome.output_limited:
+        parts.append(
+            f"Command stopped: its output passed the limit of {human_size(sink.hard_limit)} "
+            f"({HARD_LIMIT_SETTING})"
+        )
+    elif outcome.timed_out:
         parts.append(f"Command timed out after {_seconds(timeout)} s")
     elif outcome.aborted:
         parts.append("Command was aborted")
@@ -138,13 +173,15 @@ def _result(outcome: Outcome, sink: OutputSink, timeout: float, base: dict[str, 
         "exitCode": code,
         "timedOut": outcome.timed_out,
         "aborted": outcome.aborted,
+        "outputLimited": outcome.output_limited,
         "truncated": rendered.truncated,
         "artifact": rendered.reference,
+        "artifactTruncated": sink.artifact_omitted > 0,
         "durationMs": outcome.duration_ms,
         "totalBytes": sink.total_bytes,
         "totalLines": sink.total_lines,
     }
-    failed = outcome.timed_out or outcome.aborted or code != 0
+    failed = outcome.timed_out or outcome.aborted or outcome.output_limited or code != 0
     return ToolResult.text("\n\n".join(parts), details, is_error=failed)
 
 
