@@ -81,6 +81,8 @@ class Provider:
     fallback: bool = False
     priority: int = 1000
     """Lower is preferred when no model is named; fallback providers always come last."""
+    configured_in: str = ""
+    """The user's file that configures this provider ("" for a built-in one)."""
 
     def __init__(self, models: list[Model] | None = None) -> None:
         self.models: list[Model] = list(models or [])
@@ -220,7 +222,8 @@ class ModelRegistry:
         return next((m for m in self.models if m.key == key), None)
 
     def resolve(self, pattern: str) -> Model:
-        """provider/id exactly, then a unique id, then a unique fuzzy match."""
+        """provider/id exactly, then a unique id, then a unique fuzzy match. Otherwise the
+        error suggests models, those the user configured or can use now first."""
         exact = self.find(pattern)
         if exact:
             return exact
@@ -231,21 +234,39 @@ class ModelRegistry:
         fuzzy = [m for m in self.models if lowered in m.key.lower()]
         if len(fuzzy) == 1:
             return fuzzy[0]
+        if not self.models:
+            raise OmpError(f"unknown model {pattern!r}: no providers are installed")
         candidates = by_id or fuzzy
         if not candidates:
             keys = [m.key for m in self.models]
             close = difflib.get_close_matches(pattern, keys, n=5, cutoff=0.3)
             candidates = [m for m in self.models if m.key in close]
-        if not self.models:
-            raise OmpError(f"unknown model {pattern!r}: no providers are installed")
         if not candidates:
+            models = self.suggestion_order(self.models)
             raise OmpError(
                 f"unknown model {pattern!r}; available: "
-                + ", ".join(m.key for m in self.models[:10])
+                + ", ".join(m.key for m in models[:10])
+                + (f" (`omp models` lists all {len(models)})" if len(models) > 10 else "")
             )
-        names = ", ".join(m.key for m in candidates[:5])
+        names = ", ".join(m.key for m in self.suggestion_order(candidates)[:5])
         verb = "is ambiguous" if (by_id or fuzzy) else "is unknown"
         raise OmpError(f"model {pattern!r} {verb}; closest matches: {names}")
+
+    def suggestion_order(self, models: list[Model]) -> list[Model]:
+        """``models`` with the usable ones the user configured first, then the rest that
+        can be used now, then the user's unusable ones, the demo, and the others."""
+        tiers: dict[str, int] = {}
+        for name, provider in self.providers.items():
+            usable = provider.unavailable_reason({}) is None
+            configured = bool(provider.configured_in)
+            if provider.fallback:
+                tiers[name] = 3
+            elif usable:
+                tiers[name] = 0 if configured else 1
+            else:
+                tiers[name] = 2 if configured else 4
+        priority = {name: p.priority for name, p in self.providers.items()}
+        return sorted(models, key=lambda m: (tiers.get(m.provider, 4), priority.get(m.provider, 0)))
 
     def default(self, settings: dict[str, Any]) -> tuple[Model | None, list[str]]:
         """The model to use without --model, and why other providers were passed over."""

@@ -174,7 +174,9 @@ def _report_plugin_problems(runtime: Any, verbose: bool) -> None:
             f"omp: plugin {record.name} ({record.source}) was not loaded: {record.error}",
             file=sys.stderr,
         )
-    for problem in runtime.contributions.problems:
+    from omp.llm.config import models_file_problems
+
+    for problem in [*runtime.contributions.problems, *models_file_problems(runtime.agent_dir)]:
         print(f"omp: {problem}", file=sys.stderr)
 
 

@@ -3,6 +3,7 @@ can be used now (a key was found, the local server answers) or why not."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 
@@ -18,7 +19,10 @@ def _tokens(count: int) -> str:
 
 def print_models(runtime: Any, search: str) -> int:
     from omp.bootstrap import model_registry
+    from omp.llm.config import models_file_problems
 
+    for problem in models_file_problems(runtime.agent_dir):
+        print(f"omp: {problem}", file=sys.stderr)
     registry = model_registry(runtime)
     settings = runtime.settings.data
     needle = search.lower()

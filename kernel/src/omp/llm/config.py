@@ -40,6 +40,11 @@ class ProviderConfig:
     local: bool = False
     source: str = "catalogue"
 
+    @property
+    def configured_in(self) -> str:
+        """The user's file that configures this provider, or "" for the catalogue's."""
+        return "" if self.source == "catalogue" else self.source
+
 
 def _model(
     provider: str,
@@ -106,8 +111,8 @@ def user_models_file(agent_dir: Path) -> Path | None:
 
 
 def _read_user_file(path: Path) -> dict[str, Any]:
-    text = path.read_text(encoding="utf-8")
     try:
+        text = path.read_text(encoding="utf-8")
         if path.suffix == ".json":
             data = json.loads(text)
         else:
@@ -125,6 +130,8 @@ def _read_user_file(path: Path) -> dict[str, Any]:
         ) from None
     except OmpError:
         raise
+    except (OSError, UnicodeDecodeError) as exc:
+        raise OmpError(f"cannot read {path}: {' '.join(str(exc).split())}") from None
     except Exception as exc:
         raise OmpError(f"invalid {path}: {' '.join(str(exc).split())}") from None
     if not isinstance(data, dict) or not isinstance(data.get("providers", {}), dict):
@@ -134,16 +141,53 @@ def _read_user_file(path: Path) -> dict[str, Any]:
 
 def load_providers(agent_dir: Path) -> list[ProviderConfig]:
     """The catalogue with the user's file applied: new providers added, built-in ones
-    re-pointed (baseUrl, headers, apiKey), models upserted by id, overrides applied."""
+    re-pointed (baseUrl, headers, apiKey), models upserted by id, overrides applied.
+
+    A file that cannot be read is ignored, and a provider in it that is invalid is left
+    out (``models_file_problems`` says why): every other provider keeps working."""
+    providers, _ = _load(agent_dir)
+    return sorted(providers.values(), key=lambda p: (p.priority, p.name))
+
+
+def models_file_problems(agent_dir: Path) -> list[str]:
+    """Why the user's models file, or a provider in it, is not used: one line each."""
+    return _load(agent_dir)[1]
+
+
+def _load(agent_dir: Path) -> tuple[dict[str, ProviderConfig], list[str]]:
     providers = catalogue_providers()
     path = user_models_file(agent_dir)
-    if path is not None:
-        for name, data in _read_user_file(path).get("providers", {}).items():
-            try:
-                providers[name] = _apply_user_provider(providers.get(name), name, data, path)
-            except (TypeError, ValueError) as exc:
-                raise OmpError(f"invalid provider {name!r} in {path}: {exc}") from None
-    return sorted(providers.values(), key=lambda p: (p.priority, p.name))
+    if path is None:
+        return providers, []
+    try:
+        entries = _read_user_file(path).get("providers", {})
+    except OmpError as exc:
+        return providers, [f"{exc}; omp ignores this file until it is fixed"]
+    problems = []
+    for name, data in entries.items():
+        try:
+            providers[name] = _apply_user_provider(providers.get(name), name, data, path)
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:
+            providers.pop(name, None)
+            problems.append(
+                f"invalid provider {name!r} in {path}: {exc}; {name} is disabled until it is fixed"
+            )
+    return providers, problems
+
+
+def _check_shape(data: dict[str, Any]) -> None:
+    for key, kind, what in (
+        ("models", list, "a list"),
+        ("modelOverrides", dict, "an object"),
+        ("headers", dict, "an object"),
+        ("compat", dict, "an object"),
+    ):
+        if data.get(key) is not None and not isinstance(data[key], kind):
+            raise ValueError(f'"{key}" must be {what}')
+    if any(not isinstance(m, dict) for m in data.get("models") or []):
+        raise ValueError('every entry of "models" must be an object')
+    if any(not isinstance(p, dict) for p in (data.get("modelOverrides") or {}).values()):
+        raise ValueError('every entry of "modelOverrides" must be an object')
 
 
 def _apply_user_provider(
@@ -151,6 +195,7 @@ def _apply_user_provider(
 ) -> ProviderConfig:
     if not isinstance(data, dict):
         raise ValueError("expected an object")
+    _check_shape(data)
     api = data.get("api") or (base.api if base else None)
     base_url = data.get("baseUrl") or (base.base_url if base else None)
     if not api:

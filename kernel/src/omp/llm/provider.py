@@ -66,6 +66,7 @@ class HttpProvider(Provider):
         super().__init__(config.models)
         self.name, self.api, self.priority = config.name, config.api, config.priority
         self.config, self.wire, self.agent_dir = config, wire, agent_dir
+        self.configured_in = config.configured_in
         self.cli_api_key: str | None = None
         """--api-key, when it was given for this provider's model."""
         self._local_checked: str | bool | None = False
@@ -163,6 +164,7 @@ class UnusableProvider(Provider):
     def __init__(self, config: ProviderConfig, reason: str) -> None:
         super().__init__(config.models)
         self.name, self.api, self.priority = config.name, config.api, config.priority
+        self.configured_in = config.configured_in
         self.reason = reason
 
     def unavailable_reason(self, settings: dict[str, Any]) -> str | None:
