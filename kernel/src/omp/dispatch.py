@@ -26,6 +26,7 @@ from omp.events import (
     SessionStopDecision,
     ToolCallDecision,
     ToolResultPatch,
+    patched_payload,
 )
 from omp.plugin_manager import call_order
 
@@ -43,6 +44,7 @@ RULES: dict[str, str] = {
     "omp_user_python": "first_result",
     "omp_search": "first_result",
     "omp_session_stop": "chain",
+    "omp_before_provider_request": "chain",
 }
 """Hooks that combine results; every other event hook is an observer."""
 
@@ -221,6 +223,9 @@ def _apply_patch(hook_name: str, outcome: ChainOutcome, result: Any) -> None:
             event.system_prompt = list(patch.system_prompt)
         if patch.message is not None:
             outcome.added_messages.append(patch.message)
+        return
+    if hook_name == "omp_before_provider_request":
+        event.payload = patched_payload(event.payload, result)
         return
     if hook_name == "omp_session_stop":
         text = _coerce(result, SessionStopDecision).continuation()

@@ -168,6 +168,33 @@ class ThinkingLevelSelectEvent(Event):
     source: Literal["set", "cycle", "restore"] = "set"
 
 
+class BeforeProviderRequestEvent(Event):
+    """The JSON body an HTTP provider is about to send for ``model`` (an
+    ``omp.providers.Model``), after the provider built it from the context."""
+
+    type: Literal["before_provider_request"] = "before_provider_request"
+    payload: Any
+    model: Any = None
+
+
+class AfterProviderResponseEvent(Event):
+    """A provider answered; ``headers`` have lower-case names, and credentials (cookies,
+    authorization, keys) read ``[redacted]``."""
+
+    type: Literal["after_provider_response"] = "after_provider_response"
+    status: int
+    headers: dict[str, str] = Field(default_factory=dict)
+    model: Any = None
+
+
+class CredentialDisabledEvent(Event):
+    """A provider rejected its credential; it is not sent again in this process."""
+
+    type: Literal["credential_disabled"] = "credential_disabled"
+    provider: str
+    disabled_cause: str
+
+
 class AutoRetryStartEvent(Event):
     type: Literal["auto_retry_start"] = "auto_retry_start"
     attempt: int
@@ -371,6 +398,23 @@ class ExecutionOverride(WireModel):
     """Returned from omp_user_bash / omp_user_python: this result replaces execution."""
 
     result: Any = None
+
+
+def patched_payload(payload: Any, result: Any) -> Any:
+    """A before_provider_request handler's result applied to the payload:
+    ``{"payload": new}`` replaces it, ``{"patch": {...}}`` sets the keys given (None
+    removes a key), anything else is the replacement payload itself (as in omp)."""
+    if isinstance(result, dict) and set(result) == {"patch"} and isinstance(payload, dict):
+        merged = dict(payload)
+        for key, value in (result["patch"] or {}).items():
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[key] = value
+        return merged
+    if isinstance(result, dict) and set(result) == {"payload"}:
+        return result["payload"]
+    return result
 
 
 def assistant_event_dict(kind: str, message: AssistantMessage, **fields: Any) -> dict[str, Any]:

@@ -37,7 +37,14 @@ import pluggy
 if TYPE_CHECKING:
     from omp.api import OmpAPI
     from omp.context import HandlerContext
-    from omp.events import ModelSelectEvent, SessionStopEvent, ThinkingLevelSelectEvent
+    from omp.events import (
+        AfterProviderResponseEvent,
+        BeforeProviderRequestEvent,
+        CredentialDisabledEvent,
+        ModelSelectEvent,
+        SessionStopEvent,
+        ThinkingLevelSelectEvent,
+    )
 
 hookspec = pluggy.HookspecMarker("omp")
 
@@ -496,6 +503,58 @@ def omp_thinking_level_select(
     When: after ``api.set_thinking_level`` (source ``set``), and when a resumed or
     switched-to session restores its recorded level (source ``restore``).
     Args: ``event`` (ThinkingLevelSelectEvent: level, previous_level, source).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+# -- provider events ----------------------------------------------------------------
+
+
+@hookspec
+def omp_before_provider_request(
+    event: BeforeProviderRequestEvent, ctx: HandlerContext, api: OmpAPI
+) -> Any:
+    """An HTTP provider is about to send its request body.
+
+    When: for every request attempt of every HTTP provider (retries included), after
+    the provider built the JSON body and before it is sent. Providers without an HTTP
+    request (the scripted one) do not fire it.
+    Args: ``event`` (BeforeProviderRequestEvent: payload - the JSON body as a dict -
+    and model).
+    Returns: ``{"patch": {...}}`` to set top-level keys (a None value removes the key),
+    ``{"payload": ...}`` or any other value to replace the body, or None to keep it.
+    Changes reach this request only; ``ctx.get_system_prompt()`` does not see them.
+    Combination: chain; each handler sees the payload as changed so far.
+    Raising: reported as ``extension_error``; the payload stays as it was.
+    """
+
+
+@hookspec
+def omp_after_provider_response(
+    event: AfterProviderResponseEvent, ctx: HandlerContext, api: OmpAPI
+) -> None:
+    """An HTTP provider's response arrived (before its body is read).
+
+    When: once per request attempt, for success and error statuses alike.
+    Args: ``event`` (AfterProviderResponseEvent: status, headers with lower-case names
+    and credentials redacted, model).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the response is read as usual.
+    """
+
+
+@hookspec
+def omp_credential_disabled(
+    event: CredentialDisabledEvent, ctx: HandlerContext, api: OmpAPI
+) -> None:
+    """A provider rejected its API key (HTTP 401, or an authentication error).
+
+    When: once, at the first rejection; the key is not sent again in this process -
+    later requests to that provider fail at once saying why, and the provider's models
+    count as unavailable (a fallback chain moves on).
+    Args: ``event`` (CredentialDisabledEvent: provider, disabled_cause - the
+    provider's explanation, secrets redacted).
     Returns: ignored. Combination: observer.
     Raising: reported as ``extension_error``; the run goes on.
     """

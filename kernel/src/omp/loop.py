@@ -105,6 +105,9 @@ class Agent:
         self._idle.set()
         self._background: set[asyncio.Future[None]] = set()
         self.before_stop: Callable[[int], Awaitable[list[Any]]] | None = None
+        self.provider_hooks: Callable[[Model], dict[str, Any]] | None = None
+        """StreamOptions callbacks for a request to that model (the session's provider
+        hooks: before_provider_request, after_provider_response, credential_disabled)."""
         """Asked when the run would stop (no tool calls, no follow-ups): messages to go
         on with (the session's session_stop hook), or none to stop."""
 
@@ -232,6 +235,7 @@ class Agent:
             thinking_level=self.thinking_level,
             max_tokens=model.max_tokens,
             settings=self.stream_settings,
+            **(self.provider_hooks(model) if self.provider_hooks else {}),
         )
         state: dict[str, Any] = {"message": None, "final": None}
 

@@ -10,7 +10,7 @@ events and the partial message they carry, so a provider only reports what arriv
 from __future__ import annotations
 
 import difflib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -66,6 +66,12 @@ class StreamOptions:
     api_key: str | None = None
     max_tokens: int | None = None
     settings: dict[str, Any] = field(default_factory=dict)
+    on_payload: Callable[[Any], Awaitable[Any]] | None = None
+    """Given the JSON body an HTTP provider is about to send, returns the body to send."""
+    on_response: Callable[[int, dict[str, str]], Awaitable[None]] | None = None
+    """Told the status and (redacted) headers of each response."""
+    on_credential_disabled: Callable[[str, str], Awaitable[None]] | None = None
+    """Told (provider, cause) when a provider rejects its key."""
 
 
 class Provider:

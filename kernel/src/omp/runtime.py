@@ -32,6 +32,7 @@ from omp.events import (
 )
 from omp.loop import Agent, LoopSettings
 from omp.messages import CustomMessage, ImageContent, TextContent, UserMessage
+from omp.provider_hooks import ProviderHooks
 from omp.providers import Model, ModelRegistry
 from omp.session import SessionFile, SessionView
 from omp.session_actions import announce_restored
@@ -121,6 +122,7 @@ class AgentSession:
         )
         self.agent.thinking_level = thinking_level
         self.agent.before_stop = StopHook(self)
+        self.agent.provider_hooks = ProviderHooks(self)
         restored = restored or session_file.build_context()
         self.agent.messages = list(restored.messages)
         self._restored_model = restored.model

@@ -94,6 +94,22 @@ def redact(text: str, secrets: list[str | None]) -> str:
     return re.sub(r"\b(sk-[A-Za-z0-9_\-]{3})[A-Za-z0-9_\-]{10,}", r"\1…[redacted]", text)
 
 
+_SECRET_HEADER = re.compile(
+    r"cookie|authori[sz]ation|authenticate|api[-_]?key|secret|password|token$", re.IGNORECASE
+)
+"""Response headers whose values are credentials (``...-tokens`` rate limits are not)."""
+
+
+def redact_headers(headers: Any, secrets: list[str | None]) -> dict[str, str]:
+    """Response headers with lower-case names, credentials replaced by ``[redacted]``."""
+    items = headers.items() if hasattr(headers, "items") else headers
+    redacted = {}
+    for name, value in items:
+        secret = _SECRET_HEADER.search(str(name))
+        redacted[str(name).lower()] = "[redacted]" if secret else redact(str(value), secrets)
+    return redacted
+
+
 def parse_retry_after(headers: Any) -> float | None:
     """Seconds from Retry-After (seconds or an HTTP date) or retry-after-ms."""
     if headers is None:

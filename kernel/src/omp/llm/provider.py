@@ -70,11 +70,15 @@ class HttpProvider(Provider):
         self.cli_api_key: str | None = None
         """--api-key, when it was given for this provider's model."""
         self._local_checked: str | bool | None = False
+        self.disabled_cause: str | None = None
+        """Why the provider rejected its key; the key is not sent again."""
 
     def needs_key(self) -> bool:
         return not self.config.local and bool(self.config.api_key or self.config.key_env)
 
     def unavailable_reason(self, settings: dict[str, Any]) -> str | None:
+        if self.disabled_cause:
+            return f"its API key was rejected ({self.disabled_cause})"
         if self.config.local:
             return self._local_reason()
         if self.cli_api_key or not self.needs_key():
@@ -144,10 +148,11 @@ class HttpProvider(Provider):
             yield out.start()
             yield out.error(str(exc))
             return
-        if self.needs_key() and not key:
+        if (self.needs_key() and not key) or self.disabled_cause:
             out = AssistantStream(model)
             yield out.start()
-            yield out.error(self.unavailable_reason({}) or "no API key")
+            reason = self.unavailable_reason({}) or "no API key"
+            yield out.error(f"{self.name}: {reason}" if self.disabled_cause else reason)
             return
         request = Request(self, model, context, options, key, headers)
         events = run_stream(
@@ -155,7 +160,22 @@ class HttpProvider(Provider):
         )
         async with contextlib.aclosing(events):
             async for event in events:
+                if event["type"] == "error" and key and _rejects_key(event["error"]):
+                    await self._disable(event["error"].error_message or "rejected", options)
                 yield event
+
+    async def _disable(self, cause: str, options: StreamOptions) -> None:
+        self.disabled_cause = cause
+        if options.on_credential_disabled is not None:
+            await options.on_credential_disabled(self.name, cause)
+
+
+def _rejects_key(message: Any) -> bool:
+    """Whether a failed response says the key itself is bad (not a missing permission)."""
+    return message.error_status == 401 or message.error_kind in _KEY_REJECTED
+
+
+_KEY_REJECTED = {"authentication_error", "invalid_api_key", "invalid_x-api-key"}
 
 
 class UnusableProvider(Provider):

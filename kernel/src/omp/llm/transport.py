@@ -12,7 +12,7 @@ import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from omp.llm.errors import ProviderError, http_error, transport_error
+from omp.llm.errors import ProviderError, http_error, redact_headers, transport_error
 
 
 async def stream_lines(
@@ -24,18 +24,26 @@ async def stream_lines(
     secrets: list[str | None] | None = None,
     first_timeout: float = 90.0,
     idle_timeout: float = 180.0,
+    options: Any = None,
 ) -> AsyncIterator[str]:
     """The response's lines. ``first_timeout`` bounds the wait for the first line (the
     request, connecting included), ``idle_timeout`` every wait after it; either one
     ends the stream with a ProviderError saying which. Iterate it inside
     ``contextlib.aclosing`` (or from an attempt the driver closes) so the response is
-    released in the task that opened it."""
+    released in the task that opened it. ``options`` (the request's StreamOptions)
+    may change the body (``on_payload``) and hear the response (``on_response``)."""
     waited, limit = "first-event", first_timeout
+    if options is not None and options.on_payload is not None:
+        body = await options.on_payload(body)
     try:
         async with asyncio.timeout(first_timeout):
             context = client.stream("POST", url, headers=headers, json=body)
             response = await context.__aenter__()
         try:
+            if options is not None and options.on_response is not None:
+                await options.on_response(
+                    response.status_code, redact_headers(response.headers, secrets or [])
+                )
             if response.status_code >= 400:
                 async with asyncio.timeout(idle_timeout):
                     raw = await response.aread()

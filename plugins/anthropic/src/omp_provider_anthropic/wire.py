@@ -68,6 +68,7 @@ class AnthropicWire:
             secrets=request.secrets,
             first_timeout=first,
             idle_timeout=idle,
+            options=request.options,
         )
         async with aclosing(lines):
             async for line in lines:

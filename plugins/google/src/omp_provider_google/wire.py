@@ -51,6 +51,7 @@ class GoogleWire:
             secrets=request.secrets,
             first_timeout=first,
             idle_timeout=idle,
+            options=request.options,
         )
         parser = StreamParser(out, request.secrets)
         async for event in iter_sse(lines):

@@ -55,6 +55,7 @@ class CompletionsApi:
             secrets=request.secrets,
             first_timeout=first,
             idle_timeout=idle,
+            options=request.options,
         )
         ending: list[dict[str, Any]] = []
         try:

@@ -52,6 +52,7 @@ class ResponsesWire:
             secrets=request.secrets,
             first_timeout=first,
             idle_timeout=idle,
+            options=request.options,
         )
         try:
             async with aclosing(lines), aclosing(iter_sse(lines)) as events:
