@@ -166,6 +166,10 @@ class OmpAPI:
     ) -> ExecResult:
         """Run a program (no shell) and collect its output; killed after ``timeout`` s."""
         import asyncio
+        import os
+        import signal
+
+        from omp.processes import track_group, untrack_group
 
         session = self._require("exec")
         proc = await asyncio.create_subprocess_exec(
@@ -175,14 +179,23 @@ class OmpAPI:
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
         )
+        track_group(proc.pid)
         killed = False
         try:
             out, err = await asyncio.wait_for(proc.communicate(), timeout)
-        except TimeoutError:
-            proc.kill()
+        except (TimeoutError, asyncio.CancelledError) as exc:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            if isinstance(exc, asyncio.CancelledError):
+                raise
             killed = True
             out, err = await proc.communicate()
+        finally:
+            untrack_group(proc.pid)
         return ExecResult(
             out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), proc.returncode, killed
         )

@@ -3,16 +3,23 @@
 pluggy has no async support, so event hooks are not called through ``pm.hook``.
 Instead the dispatcher walks the implementations in pluggy's call order, passes each
 only the arguments it declares, awaits what is awaitable and combines results by the
-hook's rule (see ``omp.hookspecs``). Registration hooks are collected synchronously.
+hook's rule (see ``omp.hookspecs``). pluggy's wrappers (``wrapper=True`` and old-style
+``hookwrapper=True``) run around the whole call, and pluggy's hook-call monitoring
+(``pm.add_hookcall_monitoring``) sees every call. Registration hooks are collected
+synchronously.
+
+No handler can end or freeze the agent: whatever a handler raises (SystemExit,
+KeyboardInterrupt and CancelledError included) is reported and contained, and every
+handler runs under a timeout (``omp.hooktime``). Only a real cancellation of the
+calling task and a real interrupt from the user (``omp.hooktime.Interrupted``) pass.
 """
 
 from __future__ import annotations
 
 import inspect
-import os
-import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from types import CoroutineType
 from typing import Any
 
 import pluggy
@@ -28,7 +35,9 @@ from omp.events import (
     ToolResultPatch,
     patched_payload,
 )
-from omp.plugin_manager import call_order
+from omp.hooktime import HookTimeouts, passes_through, run_sync, settle, within
+
+__all__ = ["RULES", "ChainOutcome", "HookDispatcher", "HookTimeouts", "rule_of"]
 
 RULES: dict[str, str] = {
     "omp_tool_call": "first_block",
@@ -77,39 +86,51 @@ def _coerce(result: Any, model: type) -> Any:
     raise TypeError(f"expected a dict or {model.__name__}, got {type(result).__name__}")
 
 
+class _Failed(Exception):
+    """A handler failed; carries the plugin's error for the combination rule."""
+
+    def __init__(self, impl: pluggy.HookImpl, error: BaseException) -> None:
+        self.impl, self.error = impl, error
+
+
 class HookDispatcher:
     """Calls event hooks with their combination rule; reports failing handlers."""
 
-    def __init__(self, pm: pluggy.PluginManager, report_error: ErrorReporter) -> None:
+    def __init__(
+        self,
+        pm: pluggy.PluginManager,
+        report_error: ErrorReporter,
+        timeouts: HookTimeouts | None = None,
+    ) -> None:
         self.pm = pm
         self._report_error = report_error
-        self._trace = os.environ.get("OMP_TRACE_PLUGINS") == "1"
-        self._orders: dict[str, list[pluggy.HookImpl]] = {}
-        self._generation = -1
+        self.timeouts = timeouts or HookTimeouts()
 
-    def _order(self, hook_name: str) -> list[pluggy.HookImpl]:
-        """call_order, cached until a plugin is registered or unregistered."""
-        generation = getattr(self.pm, "generation", None)
-        if generation is None:
-            return call_order(self.pm, hook_name)
-        if generation != self._generation:
-            self._orders.clear()
-            self._generation = generation
-        order = self._orders.get(hook_name)
-        if order is None:
-            order = self._orders[hook_name] = call_order(self.pm, hook_name)
-        return order
+    def _impls(self, hook_name: str) -> tuple[list[pluggy.HookImpl], list[pluggy.HookImpl]]:
+        """(wrappers, plain implementations), each in pluggy's call order."""
+        caller = getattr(self.pm.hook, hook_name, None)
+        if caller is None:
+            return [], []
+        impls = caller.get_hookimpls()
+        wrappers = [i for i in reversed(impls) if i.wrapper or i.hookwrapper]
+        if not wrappers:
+            return wrappers, impls[::-1]
+        return wrappers, [i for i in reversed(impls) if not (i.wrapper or i.hookwrapper)]
 
-    async def _invoke(self, impl: pluggy.HookImpl, kwargs: dict[str, Any]) -> Any:
-        result = impl.function(**{name: kwargs[name] for name in impl.argnames})
-        if inspect.isawaitable(result):
-            result = await result
-        if self._trace:
-            print(
-                f"[omp trace] {impl.plugin_name}.{impl.function.__name__} -> {result!r}",
-                file=sys.stderr,
-            )
-        return result
+    async def _invoke(self, impl: pluggy.HookImpl, hook_name: str, kwargs: dict[str, Any]) -> Any:
+        """One handler's result; raises _Failed with whatever it raised (or its timeout)."""
+        limit = self.timeouts.of(hook_name)
+        try:
+            result = run_sync(limit, impl.function, **{n: kwargs[n] for n in impl.argnames})
+            if type(result) is CoroutineType:
+                return await settle(limit, result)
+            if inspect.isawaitable(result):
+                return await within(limit, result)
+            return result
+        except BaseException as exc:
+            if passes_through(exc):
+                raise
+            raise _Failed(impl, exc) from None
 
     async def _report(self, impl: pluggy.HookImpl, hook_name: str, exc: BaseException) -> None:
         outcome = self._report_error(
@@ -125,28 +146,50 @@ class HookDispatcher:
         revised input) or None; chain -> a ChainOutcome (the event as patched, messages
         added by before_agent_start, whether input was handled); first_cancel ->
         the winning SessionBeforeDecision or None; first_result -> the winning
-        ExecutionOverride or None.
+        ExecutionOverride or None. Wrappers see and may replace exactly this value.
         """
-        impls = self._order(hook_name)
-        if not impls:
-            return ChainOutcome(event) if rule_of(hook_name) == "chain" else None
-        kwargs = {"event": event, "ctx": ctx, "api": api}
+        wrappers, impls = self._impls(hook_name)
         rule = rule_of(hook_name)
+        if not impls and not wrappers:
+            return ChainOutcome(event) if rule == "chain" else None
+        kwargs = {"event": event, "ctx": ctx, "api": api}
+        monitors = getattr(self.pm, "omp_monitors", ())
+        for before, _ in monitors:
+            before(hook_name, [*wrappers, *impls], kwargs)
+        try:
+            if wrappers:
+                result = await self._wrapped(hook_name, rule, wrappers, impls, kwargs)
+            else:
+                result = await self._combine(hook_name, rule, impls, kwargs)
+        except BaseException as exc:
+            for _, after in monitors:
+                after(pluggy.Result(None, exc), hook_name, [*wrappers, *impls], kwargs)
+            raise
+        for _, after in monitors:
+            after(pluggy.Result(result, None), hook_name, [*wrappers, *impls], kwargs)
+        return result
+
+    async def _combine(
+        self, hook_name: str, rule: str, impls: list[pluggy.HookImpl], kwargs: dict[str, Any]
+    ) -> Any:
         if rule == "observer":
             for impl in impls:
                 try:
-                    await self._invoke(impl, kwargs)
-                except Exception as exc:
-                    await self._report(impl, hook_name, exc)
+                    await self._invoke(impl, hook_name, kwargs)
+                except _Failed as failed:
+                    await self._report(impl, hook_name, failed.error)
             return None
         if rule == "first_block":
-            return await self._first_block(impls, kwargs)
+            return await self._first_block(hook_name, impls, kwargs)
         if rule == "chain":
             return await self._chain(hook_name, impls, kwargs)
         model = SessionBeforeDecision if rule == "first_cancel" else ExecutionOverride
         for impl in impls:
             try:
-                result = _coerce(await self._invoke(impl, kwargs), model)
+                result = _coerce(await self._invoke(impl, hook_name, kwargs), model)
+            except _Failed as failed:
+                await self._report(impl, hook_name, failed.error)
+                continue
             except Exception as exc:
                 await self._report(impl, hook_name, exc)
                 continue
@@ -156,19 +199,18 @@ class HookDispatcher:
                 return result
         return None
 
-    async def _first_block(self, impls: list[pluggy.HookImpl], kwargs: dict[str, Any]) -> Any:
+    async def _first_block(
+        self, hook_name: str, impls: list[pluggy.HookImpl], kwargs: dict[str, Any]
+    ) -> Any:
         event = kwargs["event"]
         revised: dict[str, Any] | None = None
         for impl in impls:
             try:
-                decision = _coerce(await self._invoke(impl, kwargs), ToolCallDecision)
+                decision = _coerce(await self._invoke(impl, hook_name, kwargs), ToolCallDecision)
+            except _Failed as failed:
+                return await self._fail_closed(impl, hook_name, failed.error)
             except Exception as exc:
-                await self._report(impl, "omp_tool_call", exc)
-                reason = (
-                    f"Blocked: the {impl.plugin_name} plugin failed while checking "
-                    f"this call ({_describe(exc)})"
-                )
-                return ToolCallDecision(block=True, reason=reason)
+                return await self._fail_closed(impl, hook_name, exc)
             if decision is None:
                 continue
             if decision.block:
@@ -179,21 +221,125 @@ class HookDispatcher:
                 kwargs = {**kwargs, "event": event}
         return ToolCallDecision(input=revised) if revised is not None else None
 
+    async def _fail_closed(
+        self, impl: pluggy.HookImpl, hook_name: str, exc: BaseException
+    ) -> ToolCallDecision:
+        await self._report(impl, hook_name, exc)
+        reason = (
+            f"Blocked: the {impl.plugin_name} plugin failed while checking this call "
+            f"({_describe(exc)})"
+        )
+        return ToolCallDecision(block=True, reason=reason)
+
     async def _chain(
         self, hook_name: str, impls: list[pluggy.HookImpl], kwargs: dict[str, Any]
     ) -> Any:
-        outcome = ChainOutcome(kwargs["event"].model_copy())
+        event = kwargs["event"]
+        if hook_name == "omp_context":
+            from omp.copying import deep_copy
+
+            start = event.model_copy(update={"messages": deep_copy(event.messages)})
+        else:
+            start = event.model_copy()
+        outcome = ChainOutcome(start)
         for impl in impls:
             try:
-                result = await self._invoke(impl, {**kwargs, "event": outcome.event})
+                result = await self._invoke(impl, hook_name, {**kwargs, "event": outcome.event})
                 if result is not None:
                     _apply_patch(hook_name, outcome, result)
+            except _Failed as failed:
+                await self._report(impl, hook_name, failed.error)
+                continue
             except Exception as exc:
                 await self._report(impl, hook_name, exc)
                 continue
             if outcome.handled:
                 break
         return outcome
+
+    # -- wrappers -------------------------------------------------------------------
+
+    async def _wrapped(
+        self,
+        hook_name: str,
+        rule: str,
+        wrappers: list[pluggy.HookImpl],
+        impls: list[pluggy.HookImpl],
+        kwargs: dict[str, Any],
+    ) -> Any:
+        """Run the wrappers around the combined call, outermost first, as pluggy does.
+
+        A wrapper that raises is reported; the result stays what it was before that
+        wrapper (and a tool check fails closed).
+        """
+        entered: list[tuple[pluggy.HookImpl, Any]] = []
+        for impl in wrappers:
+            try:
+                generator = impl.function(**{n: kwargs[n] for n in impl.argnames})
+                run_sync(self.timeouts.of(hook_name), next, generator)
+            except BaseException as exc:
+                if passes_through(exc):
+                    raise
+                failed = await self._wrapper_failed(impl, hook_name, rule, exc)
+                if failed is not None:
+                    return failed
+                continue
+            entered.append((impl, generator))
+        result = await self._combine(hook_name, rule, impls, kwargs)
+        for impl, generator in reversed(entered):
+            try:
+                result = self._leave(impl, hook_name, rule, generator, result)
+            except BaseException as exc:
+                if passes_through(exc):
+                    raise
+                failed = await self._wrapper_failed(impl, hook_name, rule, exc)
+                if failed is not None:
+                    result = failed
+        return result
+
+    def _leave(
+        self, impl: pluggy.HookImpl, hook_name: str, rule: str, generator: Any, result: Any
+    ) -> Any:
+        """Send the result into one wrapper (a generator, as pluggy requires); what it
+        makes of it."""
+        limit = self.timeouts.of(hook_name)
+        if impl.hookwrapper:
+            outcome = pluggy.Result(result, None)
+            try:
+                run_sync(limit, generator.send, outcome)
+            except StopIteration:
+                pass
+            else:
+                raise RuntimeError("an old-style hookwrapper must yield only once")
+            return _as_result(hook_name, rule, outcome.get_result(), result)
+        try:
+            run_sync(limit, generator.send, result)
+        except StopIteration as stop:
+            return _as_result(hook_name, rule, stop.value, result)
+        raise RuntimeError("a wrapper must yield only once")
+
+    async def _wrapper_failed(
+        self, impl: pluggy.HookImpl, hook_name: str, rule: str, exc: BaseException
+    ) -> Any:
+        if rule == "first_block":
+            return await self._fail_closed(impl, hook_name, exc)
+        await self._report(impl, hook_name, exc)
+        return None
+
+
+def _as_result(hook_name: str, rule: str, returned: Any, previous: Any) -> Any:
+    """A wrapper's return value in the form of the hook's combined result."""
+    if rule == "observer":
+        return None
+    if rule == "chain":
+        if isinstance(returned, ChainOutcome) or returned is None:
+            return returned or previous
+        _apply_patch(hook_name, previous, returned)
+        return previous
+    model = {"first_block": ToolCallDecision, "first_cancel": SessionBeforeDecision}.get(
+        rule, ExecutionOverride
+    )
+    return _coerce(returned, model)
 
 
 def _apply_patch(hook_name: str, outcome: ChainOutcome, result: Any) -> None:

@@ -36,6 +36,7 @@ from omp.events import (
     TurnEndEvent,
     TurnStartEvent,
 )
+from omp.hooktime import PluginExit, passes_through
 from omp.messages import (
     AssistantMessage,
     ToolCall,
@@ -386,7 +387,12 @@ class Agent:
         box: dict[str, Any] = {}
 
         async def capture() -> None:
-            box["raw"] = await execute()
+            try:
+                box["raw"] = await execute()
+            except BaseException as exc:
+                if isinstance(exc, Exception) or passes_through(exc):
+                    raise
+                raise PluginExit(exc) from None
 
         error = await _race(capture(), signal)
         await asyncio.sleep(0)

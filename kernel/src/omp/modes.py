@@ -20,10 +20,14 @@ def run_mode(mode: Any, session: Any, request: ModeRequest) -> int:
     """Hand the session to the mode, then shut it down; the mode's exit code.
 
     The mode gets the session before it starts, so it can subscribe first; the session
-    starts on ``session.start()`` or with the first prompt.
+    starts on ``session.start()`` or with the first prompt. A signal ends the run as
+    ``omp.signals`` describes (``Stopped`` carries the exit status).
     """
 
+    from omp.signals import RunSignals, Stopped
+
     async def body() -> int:
+        signals.attach()
         try:
             outcome = mode.run(session, request)
             code = await outcome if inspect.isawaitable(outcome) else outcome
@@ -31,7 +35,13 @@ def run_mode(mode: Any, session: Any, request: ModeRequest) -> int:
             await session.shutdown()
         return int(code or 0)
 
-    return asyncio.run(body())
+    with RunSignals() as signals:
+        try:
+            return asyncio.run(body())
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            if signals.received is None:
+                raise
+            raise Stopped(signals.received) from None
 
 
 async def run_prompts(session: Any, prompts: list[str]) -> Any:

@@ -98,8 +98,9 @@ def _register(host: PluginHost, plugin: object, record: PluginRecord, strict: bo
             raise OmpError(problem)
     except Exception as exc:
         record.status, record.error = "failed", describe_failure(exc)
-        if pm.is_registered(plugin):
-            pm.unregister(plugin)
+        # Only this registration: the same object loaded under another name keeps running.
+        if pm.get_plugin(record.name) is plugin:
+            pm.unregister(name=record.name)
         if strict:
             raise OmpError(f"plugin {record.name} failed: {record.error}") from exc
     else:

@@ -110,14 +110,20 @@ def collect_registrations(
 ) -> list[tuple[str, Any]]:
     """Call a registration hook; return (plugin name, item) pairs in call order."""
     items: list[tuple[str, Any]] = []
-    for impl in call_order(pm, hook_name):
+    impls = call_order(pm, hook_name)
+    monitors = getattr(pm, "omp_monitors", ())
+    for before, _ in monitors:
+        before(hook_name, impls, {"api": api})
+    for impl in impls:
         try:
             result = impl.function(**{n: api for n in impl.argnames if n == "api"})
             if inspect.isawaitable(result):
                 raise TypeError(f"{hook_name} must be a plain def, not async")
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             on_error(impl.plugin_name, exc)
             continue
         for item in result or ():
             items.append((impl.plugin_name, item))
+    for _, after in monitors:
+        after(pluggy.Result(items, None), hook_name, impls, {"api": api})
     return items

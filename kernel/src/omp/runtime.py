@@ -11,7 +11,7 @@ from typing import Any
 
 from omp.api import OmpAPI
 from omp.context import CommandContext, HandlerContext
-from omp.dispatch import HookDispatcher
+from omp.dispatch import HookDispatcher, HookTimeouts
 from omp.errors import OmpError
 from omp.events import (
     BeforeAgentStartEvent,
@@ -100,7 +100,9 @@ class AgentSession:
         self.file_reads = FileLedger()
         """Warnings to announce when the session starts (a model fallback, say)."""
         self.renderers: dict[tuple[str, str], Any] = dict(renderers or {})
-        self.dispatcher = HookDispatcher(pm, self._report_extension_error)
+        self.dispatcher = HookDispatcher(
+            pm, self._report_extension_error, HookTimeouts.from_settings(settings)
+        )
         self.context = HandlerContext(self)
         self._command_context = CommandContext(self)
         self._tasks: set[asyncio.Future[Any]] = set()

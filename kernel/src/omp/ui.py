@@ -17,6 +17,7 @@ from collections.abc import Awaitable
 from typing import Any
 
 from omp.abort import AbortSignal
+from omp.hooktime import paused_clock
 
 
 class UI:
@@ -110,8 +111,9 @@ class UI:
                 return default
             signal.add_listener(cancel)
         try:
-            async with asyncio.timeout(timeout):
-                return await task
+            with paused_clock():
+                async with asyncio.timeout(timeout):
+                    return await task
         except TimeoutError:
             return default
         except asyncio.CancelledError:

@@ -1,4 +1,7 @@
-"""``omp plugins``: what is loaded, from where, implementing which hooks."""
+"""``omp plugins``: what is loaded, from where, implementing which hooks.
+
+The listing is what runs: a FAILED plugin was unregistered (none of its hooks run), a
+DEGRADED one keeps the hooks it lists."""
 
 from __future__ import annotations
 
@@ -16,6 +19,8 @@ def print_plugins(runtime: Any) -> int:
         print(f"{record.name}{version}  -  {record.source}{status}")
         if record.error:
             print(f"    reason: {record.error}")
-        if record.hooks:
+        if record.status == "failed":
+            print("    none of its hooks run")
+        elif record.hooks:
             print(f"    hooks: {', '.join(record.hooks)}")
     return 0
