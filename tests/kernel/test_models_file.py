@@ -86,3 +86,12 @@ def test_an_invalid_change_to_a_built_in_provider_disables_that_provider(tmp_pat
     assert "openai" not in names and "anthropic" in names
     [problem] = models_file_problems(tmp_path)
     assert "'openai'" in problem
+
+
+def test_a_yaml_error_names_the_place_but_never_quotes_the_file(tmp_path):
+    """PyYAML's message quotes the offending line, which may hold a literal key."""
+    pytest.importorskip("yaml", reason="models.yml needs PyYAML")
+    (tmp_path / "models.yml").write_text("providers:\n  x: {apiKey: sk-secret-123, api: [a}\n")
+    [problem] = models_file_problems(tmp_path)
+    assert "sk-secret" not in problem
+    assert "models.yml: line 2, column 37: expected ',' or ']', but got '}'" in problem

@@ -133,7 +133,11 @@ def _read_user_file(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise OmpError(f"cannot read {path}: {' '.join(str(exc).split())}") from None
     except Exception as exc:
-        raise OmpError(f"invalid {path}: {' '.join(str(exc).split())}") from None
+        mark = getattr(exc, "problem_mark", None)
+        if mark is not None:  # PyYAML's own message quotes the line, perhaps a key
+            where = f"line {mark.line + 1}, column {mark.column + 1}"
+            raise OmpError(f"invalid {path}: {where}: {getattr(exc, 'problem', '')}") from None
+        raise OmpError(f"invalid {path}: {type(exc).__name__}") from None
     if not isinstance(data, dict) or not isinstance(data.get("providers", {}), dict):
         raise OmpError(f'invalid {path}: expected an object with a "providers" object')
     return data
