@@ -119,6 +119,9 @@ class OmpCli:
                 "PYTHONUNBUFFERED": "1",
             }
         )
+        coverage_log = os.environ.get("OMP_HOOK_COVERAGE_LOG")
+        if coverage_log:  # the suite's hook coverage (tests/conftest.py)
+            self.env["OMP_TRACE_PLUGINS"] = coverage_log
         self.command = omp_command()
         self._scripts = 0
 

@@ -150,10 +150,10 @@ class HookDispatcher:
         """
         wrappers, impls = self._impls(hook_name)
         rule = rule_of(hook_name)
-        if not impls and not wrappers:
+        monitors = getattr(self.pm, "omp_monitors", ())
+        if not impls and not wrappers and not monitors:
             return ChainOutcome(event) if rule == "chain" else None
         kwargs = {"event": event, "ctx": ctx, "api": api}
-        monitors = getattr(self.pm, "omp_monitors", ())
         for before, _ in monitors:
             before(hook_name, [*wrappers, *impls], kwargs)
         try:

@@ -78,9 +78,46 @@ def describe_failure(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or "(no message)"
     if isinstance(exc, ModuleNotFoundError) and exc.name:
         return (
+    trace = os.environ.get("OMP_TRACE_PLUGINS", "")
+    if trace == "1":
+        trace_hook_calls(pm)
+    elif trace not in ("", "0"):
+        trace_hook_calls(pm, _append_to(Path(trace)))
             f"{type(exc).__name__}: {text}. The plugin needs the package that provides "
             f"'{exc.name}'; install it, or disable the plugin."
         )
+def _append_to(path: Path) -> Any:
+    """A trace writer appending whole lines to ``path`` (several processes may share it)."""
+
+    def write(line: str) -> None:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, (" ".join(line.split())[:400] + "\n").encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
+
+    return write
+
+
+def trace_hook_calls(pm: pluggy.PluginManager, write: Any = None) -> Any:
+    """Print every hook call (its implementations in call order) and its result or error
+    on stderr, through pluggy's hook-call monitoring; returns the undo function."""
+
+    def say(text: str) -> None:
+        (write or (lambda line: print(line, file=sys.stderr)))(f"[omp trace] {text}")
+
+    def before(hook_name: str, impls: list[Any], kwargs: dict[str, Any]) -> None:
+        say(f"{hook_name} <- {', '.join(i.plugin_name for i in impls) or 'no handlers'}")
+
+    def after(outcome: Any, hook_name: str, impls: list[Any], kwargs: dict[str, Any]) -> None:
+        if outcome.exception is not None:
+            say(f"{hook_name} raised {type(outcome.exception).__name__}: {outcome.exception}")
+        else:
+            say(f"{hook_name} -> {outcome.get_result()!r}")
+
+    return pm.add_hookcall_monitoring(before, after)
+
+
     return f"{type(exc).__name__}: {text}"
 
 
