@@ -44,6 +44,8 @@ if TYPE_CHECKING:
         ModelSelectEvent,
         SessionStopEvent,
         ThinkingLevelSelectEvent,
+        UserBashEvent,
+        UserPythonEvent,
     )
 
 hookspec = pluggy.HookspecMarker("omp")
@@ -561,24 +563,33 @@ def omp_credential_disabled(
 
 
 @hookspec
-def omp_user_bash(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
-    """The user ran a shell command directly (``!cmd`` in interactive modes).
+def omp_user_bash(event: UserBashEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """The user typed a shell command as a prompt: ``!cmd`` (its output joins the
+    conversation as a bashExecution message) or ``!!cmd`` (shown, kept out of the
+    model's context).
 
-    When: before the command runs.
-    Args: ``event`` (UserBashEvent: command, exclude_from_context, cwd).
-    Returns: ``{"result": {...}}`` to replace execution with this result, or None.
+    When: in every mode, after the input hooks and before the command runs.
+    Args: ``event`` (UserBashEvent: command, exclude_from_context - True for ``!!`` -
+    and cwd).
+    Returns: ``{"result": {...}}`` to run it yourself (a remote shell, say): an
+    ``api.exec`` result or a dict with ``stdout``, ``stderr``, ``code``, ``killed``
+    (or ``output``, ``exit_code``, ``cancelled``); or None to run it locally.
     Combination: first_result; the first result wins.
     Raising: reported as ``extension_error``; treated as no result.
     """
 
 
 @hookspec
-def omp_user_python(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
-    """The user ran Python directly (``$code`` in interactive modes).
+def omp_user_python(event: UserPythonEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """The user typed Python as a prompt: ``$code`` (a pythonExecution message joins the
+    conversation) or ``$$code`` (shown, kept out of the model's context).
 
-    When: before the code runs.
-    Args: ``event`` (UserPythonEvent: code, exclude_from_context, cwd).
-    Returns: ``{"result": {...}}`` to replace execution with this result, or None.
+    When: in every mode, after the input hooks and before the code runs (by default
+    as ``python3 -c``: this project has no Python REPL of its own).
+    Args: ``event`` (UserPythonEvent: code, exclude_from_context - True for ``$$`` -
+    and cwd).
+    Returns: ``{"result": {...}}`` to run it yourself (a kernel, say), in the shapes
+    omp_user_bash accepts; or None to run it with python3.
     Combination: first_result; the first result wins.
     Raising: reported as ``extension_error``; treated as no result.
     """

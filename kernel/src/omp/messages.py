@@ -172,6 +172,19 @@ class BashExecutionMessage(WireModel):
     timestamp: int = Field(default_factory=now_ms)
 
 
+class PythonExecutionMessage(WireModel):
+    """Python the user ran (``$code``), with its output; like bashExecution."""
+
+    role: Literal["pythonExecution"] = "pythonExecution"
+    code: str
+    output: str = ""
+    exit_code: int | None = None
+    cancelled: bool = False
+    truncated: bool = False
+    exclude_from_context: bool | None = None
+    timestamp: int = Field(default_factory=now_ms)
+
+
 class BranchSummaryMessage(WireModel):
     role: Literal["branchSummary"] = "branchSummary"
     summary: str
@@ -193,6 +206,7 @@ AgentMessage = Annotated[
     | ToolResultMessage
     | CustomMessage
     | BashExecutionMessage
+    | PythonExecutionMessage
     | BranchSummaryMessage
     | CompactionSummaryMessage,
     Field(discriminator="role"),
@@ -234,11 +248,9 @@ def convert_to_llm(messages: list[Any]) -> list[LlmMessage]:
         elif isinstance(message, CustomMessage):
             if not message.exclude_from_context:
                 out.append(UserMessage(content=message.content, timestamp=message.timestamp))
-        elif isinstance(message, BashExecutionMessage):
+        elif isinstance(message, BashExecutionMessage | PythonExecutionMessage):
             if not message.exclude_from_context:
-                text = f"Ran `{message.command}`\n```\n{message.output}\n```"
-                if message.exit_code not in (0, None):
-                    text += f"\n\nCommand exited with code {message.exit_code}"
+                text = _execution_text(message)
                 out.append(UserMessage(content=text, timestamp=message.timestamp))
         elif isinstance(message, BranchSummaryMessage):
             text = (
@@ -253,3 +265,20 @@ def convert_to_llm(messages: list[Any]) -> list[LlmMessage]:
             )
             out.append(UserMessage(content=text, timestamp=message.timestamp))
     return out
+
+
+def _execution_text(message: Any) -> str:
+    """What the model reads of a command or Python code the user ran."""
+    if isinstance(message, BashExecutionMessage):
+        text = f"Ran `{message.command}`\n```\n{message.output}\n```"
+        label = "Command"
+    else:
+        text = f"Ran Python:\n```python\n{message.code}\n```\nOutput:\n```\n{message.output}\n```"
+        label = "Python"
+    if message.cancelled:
+        text += f"\n\n{label} was cancelled"
+    elif message.exit_code not in (0, None):
+        text += f"\n\n{label} exited with code {message.exit_code}"
+    if message.truncated:
+        text += "\n\n(output truncated: only its end is shown)"
+    return text

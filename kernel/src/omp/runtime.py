@@ -39,6 +39,7 @@ from omp.session_actions import announce_restored
 from omp.session_stop import StopHook
 from omp.system_prompt import join_system_prompt
 from omp.tools import ToolRegistry
+from omp.user_shell import run_user_command
 
 Subscriber = Callable[[Event], Any]
 
@@ -237,6 +238,8 @@ class AgentSession:
         if outcome.handled:
             return
         text, images = outcome.event.text, outcome.event.images
+        if await run_user_command(self, text):
+            return
         if text.startswith("/"):
             name, _, args = text[1:].partition(" ")
             command = self.commands.get(name)

@@ -1,0 +1,107 @@
+"""Commands the user runs straight from the prompt, as in omp.
+
+``!cmd`` runs a shell command and adds a ``bashExecution`` message (command, output,
+exit code) to the conversation, so the model sees it with the next prompt; ``!!cmd``
+runs it and shows it but keeps it out of the model's context. ``$code`` and ``$$code``
+do the same with Python (a ``pythonExecution`` message): this project has no Python
+REPL, so the code runs as ``python3 -c``. Handlers of user_bash / user_python see each
+run first and may supply its result instead. Commands run through ``api.exec``, the
+runtime's one process runner; the output keeps its last 3000 lines / 50 KiB.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from typing import Any
+
+from omp.events import UserBashEvent, UserPythonEvent
+from omp.messages import BashExecutionMessage, PythonExecutionMessage
+
+MAX_LINES = 3000
+MAX_BYTES = 50 * 1024
+_PREFIXES = (
+    ("!!", "bash", True),
+    ("!", "bash", False),
+    ("$$", "python", True),
+    ("$", "python", False),
+)
+
+
+def parse(text: str) -> tuple[str, str, str, bool] | None:
+    """(prefix, kind, code, exclude_from_context) for a user command, else None."""
+    for prefix, kind, exclude in _PREFIXES:
+        if text.startswith(prefix):
+            return prefix, kind, text[len(prefix) :].strip(), exclude
+    return None
+
+
+async def run_user_command(session: Any, text: str) -> bool:
+    """Run ``text`` if it is a user command (then True), else leave it (False)."""
+    parsed = parse(text)
+    if parsed is None:
+        return False
+    prefix, kind, code, exclude = parsed
+    if not code:
+        await session.notice(f"nothing to run after {prefix}", "warning")
+        return True
+    if kind == "bash":
+        event: Any = UserBashEvent(command=code, exclude_from_context=exclude, cwd=session.cwd)
+        program = shutil.which("bash") or "/bin/sh"
+    else:
+        event = UserPythonEvent(code=code, exclude_from_context=exclude, cwd=session.cwd)
+        program = shutil.which("python3") or sys.executable
+    override = await session.call_hook(f"omp_user_{kind}", event)
+    if override is not None:
+        output, exit_code, cancelled = _from_result(override.result)
+    else:
+        try:
+            ran = await session.api.exec(program, ["-c", code])
+        except OSError as exc:
+            await session.notice(f"cannot run {program}: {exc.strerror or exc}", "error")
+            return True
+        output, exit_code, cancelled = ran.stdout + ran.stderr, ran.code, ran.killed
+    output, truncated = _tail(output)
+    fields = {
+        "output": output,
+        "exit_code": exit_code,
+        "cancelled": cancelled,
+        "truncated": truncated,
+        "exclude_from_context": exclude or None,
+    }
+    if kind == "bash":
+        message: Any = BashExecutionMessage(command=code, **fields)
+    else:
+        message = PythonExecutionMessage(code=code, **fields)
+    if session.agent.is_streaming:
+        session.agent.steer(message)
+    else:
+        await session.agent.add_message(message)
+    return True
+
+
+def _from_result(result: Any) -> tuple[str, int | None, bool]:
+    """(output, exit code, cancelled) of a handler's result: an ``api.exec`` result or a
+    dict with stdout/stderr/code/killed, or output/exit_code/cancelled (camelCase too)."""
+    if not isinstance(result, dict):
+        result = dict(vars(result)) if hasattr(result, "__dict__") else {"output": str(result)}
+    if "output" in result:
+        output = str(result.get("output") or "")
+    else:
+        output = str(result.get("stdout") or "") + str(result.get("stderr") or "")
+    code = next((result[k] for k in ("exit_code", "exitCode", "code") if k in result), 0)
+    cancelled = bool(result.get("cancelled") or result.get("killed"))
+    return output, code, cancelled
+
+
+def _tail(output: str) -> tuple[str, bool]:
+    """The end of ``output`` within MAX_LINES and MAX_BYTES, and whether it was cut."""
+    lines = output.splitlines(keepends=True)
+    truncated = len(lines) > MAX_LINES
+    if truncated:
+        output = "".join(lines[-MAX_LINES:])
+    data = output.encode("utf-8")
+    if len(data) > MAX_BYTES:
+        output = data[-MAX_BYTES:].decode("utf-8", "ignore")
+        truncated = True
+    return output, truncated
