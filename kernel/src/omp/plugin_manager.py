@@ -53,17 +53,24 @@ def call_order(pm: pluggy.PluginManager, hook_name: str) -> list[pluggy.HookImpl
 
 
 class OmpPluginManager(pluggy.PluginManager):
-    """pluggy's manager that counts registrations, so hook call orders can be cached."""
+    """pluggy's manager, whose hook-call monitors also see the event hooks: pluggy has no
+    async, so the dispatcher calls those itself and reports each call to ``omp_monitors``
+    exactly as pluggy reports a call through ``pm.hook``."""
 
-    generation = 0
+    def __init__(self, project_name: str) -> None:
+        super().__init__(project_name)
+        self.omp_monitors: list[tuple[Any, Any]] = []
 
-    def register(self, plugin: object, name: str | None = None) -> str | None:
-        self.generation += 1
-        return super().register(plugin, name)
+    def add_hookcall_monitoring(self, before: Any, after: Any) -> Any:
+        undo_pluggy = super().add_hookcall_monitoring(before, after)
+        pair = (before, after)
+        self.omp_monitors.append(pair)
 
-    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
-        self.generation += 1
-        return super().unregister(plugin, name)
+        def undo() -> None:
+            undo_pluggy()
+            self.omp_monitors.remove(pair)
+
+        return undo
 
 
 def new_plugin_manager() -> pluggy.PluginManager:
@@ -71,21 +78,14 @@ def new_plugin_manager() -> pluggy.PluginManager:
 
     pm = OmpPluginManager("omp")
     pm.add_hookspecs(hookspecs)
-    return pm
-
-
-def describe_failure(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or "(no message)"
-    if isinstance(exc, ModuleNotFoundError) and exc.name:
-        return (
     trace = os.environ.get("OMP_TRACE_PLUGINS", "")
     if trace == "1":
         trace_hook_calls(pm)
     elif trace not in ("", "0"):
         trace_hook_calls(pm, _append_to(Path(trace)))
-            f"{type(exc).__name__}: {text}. The plugin needs the package that provides "
-            f"'{exc.name}'; install it, or disable the plugin."
-        )
+    return pm
+
+
 def _append_to(path: Path) -> Any:
     """A trace writer appending whole lines to ``path`` (several processes may share it)."""
 
@@ -118,6 +118,13 @@ def trace_hook_calls(pm: pluggy.PluginManager, write: Any = None) -> Any:
     return pm.add_hookcall_monitoring(before, after)
 
 
+def describe_failure(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or "(no message)"
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        return (
+            f"{type(exc).__name__}: {text}. The plugin needs the package that provides "
+            f"'{exc.name}'; install it, or disable the plugin."
+        )
     return f"{type(exc).__name__}: {text}"
 
 
@@ -133,7 +140,7 @@ def _register(host: PluginHost, plugin: object, record: PluginRecord, strict: bo
         problem = _check_hook_names(pm, plugin)
         if problem:
             raise OmpError(problem)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         record.status, record.error = "failed", describe_failure(exc)
         # Only this registration: the same object loaded under another name keeps running.
         if pm.get_plugin(record.name) is plugin:
@@ -226,7 +233,7 @@ def _load(host: PluginHost, record: PluginRecord, load: Any, strict: bool) -> No
     reason and loading goes on (unless strict)."""
     try:
         plugin = load()
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         record.status, record.error = "failed", describe_failure(exc)
         host.records.append(record)
         if strict:
