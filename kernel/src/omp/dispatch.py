@@ -204,6 +204,7 @@ class HookDispatcher:
     ) -> Any:
         event = kwargs["event"]
         revised: dict[str, Any] | None = None
+        asker: ToolCallDecision | None = None
         for impl in impls:
             try:
                 decision = _coerce(await self._invoke(impl, hook_name, kwargs), ToolCallDecision)
@@ -215,11 +216,17 @@ class HookDispatcher:
                 continue
             if decision.block:
                 return decision
+            if decision.ask and asker is None:
+                asker = decision
             if decision.input is not None:
                 revised = decision.input
                 event = event.model_copy(update={"input": revised})
                 kwargs = {**kwargs, "event": event}
-        return ToolCallDecision(input=revised) if revised is not None else None
+        if revised is None and asker is None:
+            return None
+        return ToolCallDecision(
+            input=revised, ask=asker is not None, reason=asker.reason if asker else None
+        )
 
     async def _fail_closed(
         self, impl: pluggy.HookImpl, hook_name: str, exc: BaseException

@@ -82,6 +82,27 @@ class ToolExecutionEndEvent(Event):
     is_error: bool = False
 
 
+class ToolApprovalRequestedEvent(Event):
+    """A tool call waits for approval; ``reason`` is why it needs one (a tool_call
+    handler's reason, or None when the tool or the approval mode requires it)."""
+
+    type: Literal["tool_approval_requested"] = "tool_approval_requested"
+    session_id: str
+    tool_call_id: str
+    tool_name: str
+    reason: str | None = None
+    approval_mode: str
+
+
+class ToolApprovalResolvedEvent(Event):
+    type: Literal["tool_approval_resolved"] = "tool_approval_resolved"
+    session_id: str
+    tool_call_id: str
+    tool_name: str
+    approved: bool
+    reason: str | None = None
+
+
 class ToolCallEvent(Event):
     type: Literal["tool_call"] = "tool_call"
     tool_call_id: str
@@ -334,11 +355,13 @@ class ResourcesDiscoverEvent(Event):
 
 
 class ToolCallDecision(WireModel):
-    """Returned from omp_tool_call: block the call, or revise its input."""
+    """Returned from omp_tool_call: block the call, revise its input, or ask the user
+    to approve it (``ask`` with the ``reason`` to show)."""
 
     block: bool = False
     reason: str | None = None
     input: dict[str, Any] | None = None
+    ask: bool = False
 
 
 class ToolResultPatch(WireModel):

@@ -44,6 +44,8 @@ if TYPE_CHECKING:
         ModelSelectEvent,
         SessionStopEvent,
         ThinkingLevelSelectEvent,
+        ToolApprovalRequestedEvent,
+        ToolApprovalResolvedEvent,
         UserBashEvent,
         UserPythonEvent,
     )
@@ -426,9 +428,44 @@ def omp_tool_call(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
     Args: ``event`` (ToolCallEvent: tool_call_id, tool_name, input).
     Returns: ``{"block": True, "reason": "..."}`` to stop the call (the model gets the
     reason as the tool's error result), ``{"input": {...}}`` to revise the arguments
-    (revalidated), or None.
-    Combination: first_block; the first block wins and later handlers are skipped.
+    (revalidated), ``{"ask": True, "reason": "..."}`` to have the user approve the
+    call first (see omp_tool_approval_requested), or None.
+    Combination: first_block; the first block wins and later handlers are skipped; an
+    ask is kept (with the first asker's reason) while later handlers still run.
     Raising: fail-closed - the tool is blocked with the error as the reason.
+    """
+
+
+@hookspec
+def omp_tool_approval_requested(
+    event: ToolApprovalRequestedEvent, ctx: HandlerContext, api: OmpAPI
+) -> None:
+    """A tool call needs the user's approval before it runs.
+
+    When: after tool_call handlers let the call through, when a handler asked
+    (``{"ask": True}``), the tool has ``requires_approval`` and ``tools.approvalMode``
+    is ``write`` (the default), the mode is ``always-ask``, or ``tools.approval`` says
+    ``prompt`` for the tool. The user then answers through ``ctx.ui.confirm``; with
+    no UI the call is denied, and in ``yolo`` mode it is approved without asking.
+    Args: ``event`` (ToolApprovalRequestedEvent: session_id, tool_call_id, tool_name,
+    reason - the asking handler's, else None - and approval_mode).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the approval goes on.
+    """
+
+
+@hookspec
+def omp_tool_approval_resolved(
+    event: ToolApprovalResolvedEvent, ctx: HandlerContext, api: OmpAPI
+) -> None:
+    """A tool call's approval was decided; a denied call gets an error result saying
+    why and does not run.
+
+    When: right after the decision, before the call runs.
+    Args: ``event`` (ToolApprovalResolvedEvent: session_id, tool_call_id, tool_name,
+    approved, reason - how it was decided).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the decision stands.
     """
 
 

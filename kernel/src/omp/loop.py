@@ -107,6 +107,9 @@ class Agent:
         self._background: set[asyncio.Future[None]] = set()
         self.before_stop: Callable[[int], Awaitable[list[Any]]] | None = None
         self.provider_hooks: Callable[[Model], dict[str, Any]] | None = None
+        self.approve: Callable[[ToolCall, Any, Any], Awaitable[str | None]] | None = None
+        """Asked before a tool call runs (with the tool_call hooks' decision): None to
+        run it, or why it is denied (the session's tool approval)."""
         """StreamOptions callbacks for a request to that model (the session's provider
         hooks: before_provider_request, after_provider_response, credential_disabled)."""
         """Asked when the run would stop (no tool calls, no follow-ups): messages to go
@@ -361,6 +364,9 @@ class Agent:
         except ValidationError as exc:
             error = ToolResult.error(describe_validation_error(call.name, exc))
             return await self._finish(call, arguments, error)
+        denied = await self.approve(call, tool, decision) if self.approve else None
+        if denied is not None:
+            return await self._finish(call, arguments, ToolResult.error(denied))
         signal = AbortSignal(parent=interrupt)
         updates: list[asyncio.Future[Any]] = []
         loop = asyncio.get_running_loop()

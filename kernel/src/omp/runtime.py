@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from omp.api import OmpAPI
+from omp.approval import ToolApproval
 from omp.context import CommandContext, HandlerContext
 from omp.dispatch import HookDispatcher, HookTimeouts
 from omp.errors import OmpError
@@ -126,6 +127,7 @@ class AgentSession:
         self.agent.thinking_level = thinking_level
         self.agent.before_stop = StopHook(self)
         self.agent.provider_hooks = ProviderHooks(self)
+        self.agent.approve = ToolApproval(self)
         restored = restored or session_file.build_context()
         self.agent.messages = list(restored.messages)
         self._restored_model = restored.model
