@@ -106,13 +106,34 @@ class HandlerContext:
 
 
 class CommandContext(HandlerContext):
-    """For slash-command handlers: can also wait for the agent and move in the tree."""
+    """For slash-command handlers: can also wait for the agent, move in the tree and
+    replace the session. Each action returns ``{"cancelled": bool}`` (a plugin's
+    before-event may cancel it) and refuses while the agent runs."""
 
     async def wait_for_idle(self) -> None:
         await self._session.wait_for_idle()
 
     async def branch(self, entry_id: str) -> dict[str, bool]:
         return await self._session.branch(entry_id)
+
+    async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
+        """Start an empty session; ``parent_session`` (a path) goes into its header."""
+        return await self._session.new_session(parent_session)
+
+    async def switch_session(self, path: str) -> dict[str, Any]:
+        """Make another session file current (omp's ``/resume``)."""
+        return await self._session.switch_session(path)
+
+    async def fork(self, entry_id: str, position: str = "before") -> dict[str, Any]:
+        """A new session holding the path to ``entry_id`` - ``before`` it (a user
+        message's text comes back as ``editor_text``) or ``at`` it."""
+        return await self._session.fork(entry_id, position)
+
+    async def navigate_tree(
+        self, target_id: str, summarize: bool = False, label: str | None = None
+    ) -> dict[str, Any]:
+        """Move to another point of the tree; a plugin may summarise the branch left."""
+        return await self._session.navigate_tree(target_id, summarize, label)
 
     async def prompt(self, text: str) -> None:
         """Run a prompt as if the user typed it (after the command returns control)."""

@@ -49,6 +49,7 @@ RULES: dict[str, str] = {
     "omp_session_before_branch": "first_cancel",
     "omp_session_before_compact": "first_cancel",
     "omp_session_before_tree": "first_cancel",
+    "omp_session_before_fork": "first_cancel",
     "omp_user_bash": "first_result",
     "omp_user_python": "first_result",
     "omp_search": "first_result",

@@ -247,7 +247,13 @@ class AutoCompactionEndEvent(Event):
 
 
 class SessionStartEvent(Event):
+    """``reason`` is ``startup`` for the session omp started with, else how the
+    session became current (``new``, ``resume``, ``fork``), coming from
+    ``previous_session_file``."""
+
     type: Literal["session_start"] = "session_start"
+    reason: Literal["startup", "reload", "new", "resume", "fork"] = "startup"
+    previous_session_file: str | None = None
 
 
 class SessionBeforeSwitchEvent(Event):
@@ -272,6 +278,22 @@ class SessionBranchEvent(Event):
     previous_session_file: str | None = None
 
 
+class SessionBeforeForkEvent(Event):
+    """``position`` ``before``: the fork ends before ``entry_id`` (a user message's text
+    goes back to the editor); ``at``: the fork holds the path through it."""
+
+    type: Literal["session_before_fork"] = "session_before_fork"
+    entry_id: str
+    position: Literal["before", "at"] = "before"
+
+
+class SessionForkEvent(Event):
+    type: Literal["session_fork"] = "session_fork"
+    previous_session_file: str | None = None
+    entry_id: str
+    position: Literal["before", "at"] = "before"
+
+
 class SessionBeforeCompactEvent(Event):
     type: Literal["session_before_compact"] = "session_before_compact"
     branch_entries: list[Any] = Field(default_factory=list)
@@ -290,16 +312,32 @@ class SessionCompactEvent(Event):
     from_extension: bool = False
 
 
-class SessionBeforeTreeEvent(Event):
-    type: Literal["session_before_tree"] = "session_before_tree"
+class TreePreparation(WireModel):
+    """A tree navigation: where to, from where, and the abandoned branch (the entries
+    from the common ancestor down to the old leaf, oldest first)."""
+
     target_id: str
     old_leaf_id: str | None = None
+    common_ancestor_id: str | None = None
+    entries_to_summarize: list[dict[str, Any]] = Field(default_factory=list)
+    user_wants_summary: bool = False
+
+
+class SessionBeforeTreeEvent(Event):
+    type: Literal["session_before_tree"] = "session_before_tree"
+    preparation: TreePreparation
+    signal: Any = Field(default=None, exclude=True)
 
 
 class SessionTreeEvent(Event):
+    """``summary_entry`` is the ``branch_summary`` entry written for the abandoned
+    branch, if any; ``from_extension`` says a plugin supplied it."""
+
     type: Literal["session_tree"] = "session_tree"
     new_leaf_id: str | None = None
     old_leaf_id: str | None = None
+    summary_entry: dict[str, Any] | None = None
+    from_extension: bool = False
 
 
 class SessionStopEvent(Event):
@@ -319,7 +357,12 @@ class SessionStopEvent(Event):
 
 
 class SessionShutdownEvent(Event):
+    """``reason`` is ``quit`` when omp ends, else the action that replaces the session
+    (``new``, ``resume``, ``fork``) with ``target_session_file``."""
+
     type: Literal["session_shutdown"] = "session_shutdown"
+    reason: Literal["quit", "reload", "new", "resume", "fork"] = "quit"
+    target_session_file: str | None = None
 
 
 class UserBashEvent(Event):

@@ -42,6 +42,8 @@ if TYPE_CHECKING:
         BeforeProviderRequestEvent,
         CredentialDisabledEvent,
         ModelSelectEvent,
+        SessionBeforeForkEvent,
+        SessionForkEvent,
         SessionStopEvent,
         ThinkingLevelSelectEvent,
         ToolApprovalRequestedEvent,
@@ -165,8 +167,12 @@ def omp_register_renderers(api: OmpAPI) -> list[Any] | None:
 def omp_session_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
     """A session is ready: loaded or created, before the first prompt.
 
-    When: once per session, after plugins load and the session file is open.
-    Args: ``event`` (SessionStartEvent), ``ctx``, ``api`` (actions now work).
+    When: once per session, after plugins load and the session file is open (reason
+    ``startup``); again each time a new, resumed or forked session replaces it (reason
+    ``new``, ``resume``, ``fork``), after the old one's session_shutdown. ``ctx.state``
+    is then the new session's (empty): rebuild plugin state here.
+    Args: ``event`` (SessionStartEvent: reason, previous_session_file), ``ctx``,
+    ``api`` (actions now work).
     Returns: ignored. Combination: observer; every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
@@ -176,8 +182,11 @@ def omp_session_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
 def omp_session_before_switch(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
     """A switch to another session (new, resume, fork) is about to happen.
 
-    When: before the current session is left.
-    Args: ``event`` (SessionBeforeSwitchEvent: reason, target_session_file).
+    When: before the current session is left: ``ctx.new_session()`` (reason ``new``),
+    ``ctx.switch_session(path)`` (``resume``), ``ctx.fork(entry_id)`` (``fork``, after
+    session_before_fork allowed it).
+    Args: ``event`` (SessionBeforeSwitchEvent: reason, target_session_file - the file
+    to resume, else None).
     Returns: ``{"cancel": True}`` to stop the switch, or None.
     Combination: first_cancel; the first cancel wins, later handlers are skipped.
     Raising: reported as ``extension_error``; treated as no result.
@@ -188,8 +197,10 @@ def omp_session_before_switch(event: Any, ctx: HandlerContext, api: OmpAPI) -> A
 def omp_session_switch(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
     """The session was switched.
 
-    When: after a new, resumed or forked session became current.
-    Args: ``event`` (SessionSwitchEvent: reason, previous_session_file).
+    When: after a new, resumed or forked session became current (after its
+    session_start and any model_select / thinking_level_select it restored).
+    Args: ``event`` (SessionSwitchEvent: reason, previous_session_file - None when the
+    previous session was in memory).
     Returns: ignored. Combination: observer.
     Raising: reported as ``extension_error``; the run goes on.
     """
@@ -212,6 +223,32 @@ def omp_session_branch(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
     """The session branched; the conversation was rebuilt from the new leaf.
 
     When: after the leaf moved. Args: ``event`` (SessionBranchEvent).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_session_before_fork(event: SessionBeforeForkEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """The session is about to be forked into a new session file.
+
+    When: on ``ctx.fork(entry_id, position)`` (omp's ``/fork``), before
+    session_before_switch (reason ``fork``) and before anything is written.
+    Args: ``event`` (SessionBeforeForkEvent: entry_id, position - ``before``: the new
+    session ends before the entry; ``at``: it ends with it).
+    Returns: ``{"cancel": True}`` to stop the fork, or None.
+    Combination: first_cancel; the first cancel wins, later handlers are skipped.
+    Raising: reported as ``extension_error``; treated as no result.
+    """
+
+
+@hookspec
+def omp_session_fork(event: SessionForkEvent, ctx: HandlerContext, api: OmpAPI) -> None:
+    """The session was forked: the new file (its header's ``parentSession`` names the
+    old one) is now current.
+
+    When: after the fork's session_switch.
+    Args: ``event`` (SessionForkEvent: previous_session_file, entry_id, position).
     Returns: ignored. Combination: observer.
     Raising: reported as ``extension_error``; the run goes on.
     """
@@ -254,9 +291,14 @@ def omp_session_compact(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
 def omp_session_before_tree(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
     """Navigation to another point of the session tree is about to happen.
 
-    When: before the leaf moves (``/tree``).
-    Args: ``event`` (SessionBeforeTreeEvent: target_id, old_leaf_id).
-    Returns: ``{"cancel": True}`` or ``{"summary": {...}}`` for the abandoned branch.
+    When: on ``ctx.navigate_tree(target_id, summarize=...)`` (omp's ``/tree``), before
+    the leaf moves.
+    Args: ``event`` (SessionBeforeTreeEvent: preparation - target_id, old_leaf_id,
+    common_ancestor_id, entries_to_summarize (the abandoned branch, oldest first) and
+    user_wants_summary - and signal).
+    Returns: ``{"cancel": True}``, or ``{"summary": {"summary": "..."}}`` to record a
+    summary of the abandoned branch (a ``branch_summary`` entry the model then sees),
+    or None (omp writes no summary of its own).
     Combination: first_cancel; the first cancel or summary wins.
     Raising: reported as ``extension_error``; treated as no result.
     """
@@ -264,9 +306,11 @@ def omp_session_before_tree(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any
 
 @hookspec
 def omp_session_tree(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
-    """The session navigated its tree.
+    """The session navigated its tree; the conversation was rebuilt from the new leaf.
 
-    When: after the leaf moved. Args: ``event`` (SessionTreeEvent).
+    When: after the leaf moved. Args: ``event`` (SessionTreeEvent: new_leaf_id,
+    old_leaf_id, summary_entry - the branch_summary entry written, if any - and
+    from_extension).
     Returns: ignored. Combination: observer.
     Raising: reported as ``extension_error``; the run goes on.
     """
@@ -293,9 +337,12 @@ def omp_session_stop(event: SessionStopEvent, ctx: HandlerContext, api: OmpAPI) 
 
 @hookspec
 def omp_session_shutdown(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
-    """The session is closing (end of a print run, exit of the interactive mode).
+    """The session is closing (end of a print run, exit of the interactive mode), or
+    being replaced by a new, resumed or forked one.
 
-    When: once, last. Args: ``event`` (SessionShutdownEvent).
+    When: once, last (reason ``quit``); and before a session_start that replaces the
+    session (reason ``new``, ``resume`` or ``fork``). Args: ``event``
+    (SessionShutdownEvent: reason, target_session_file).
     Returns: ignored. Combination: observer.
     Raising: reported as ``extension_error``; shutdown goes on.
     """

@@ -36,6 +36,7 @@ from omp.messages import CustomMessage, ImageContent, TextContent, UserMessage
 from omp.provider_hooks import ProviderHooks
 from omp.providers import Model, ModelRegistry
 from omp.session import SessionFile, SessionView
+from omp import session_actions
 from omp.session_actions import announce_restored
 from omp.session_stop import StopHook
 from omp.system_prompt import join_system_prompt
@@ -389,7 +390,21 @@ class AgentSession:
                 return {"tokens": tokens, "context_window": window, "percent": percent}
         return None
 
-    # -- tree -------------------------------------------------------------------------
+    # -- tree and other sessions (omp.session_actions) -----------------------------
+
+    async def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
+        return await session_actions.new_session(self, parent_session)
+
+    async def switch_session(self, path: str) -> dict[str, Any]:
+        return await session_actions.switch_session(self, path)
+
+    async def fork(self, entry_id: str, position: str = "before") -> dict[str, Any]:
+        return await session_actions.fork(self, entry_id, position)
+
+    async def navigate_tree(
+        self, target_id: str, summarize: bool = False, label: str | None = None
+    ) -> dict[str, Any]:
+        return await session_actions.navigate_tree(self, target_id, summarize, label)
 
     async def branch(self, entry_id: str) -> dict[str, bool]:
         decision = await self.call_hook(
