@@ -25,6 +25,7 @@ from omp.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from omp.partial_json import CUT_OFF_TEXT
 from omp.providers import LlmContext, Model, StreamOptions
 from omp_provider_anthropic.convert import build_request
 from omp_provider_anthropic.wire import WIRE, messages_url, parse_recorded
@@ -228,6 +229,7 @@ def test_incomplete_partial_json_cut_by_max_tokens(replay_server, tmp_path):
     assert events[-1]["reason"] == "length" and message.stop_reason == "length"
     assert message.tool_calls[0].name == "make_file"
     assert message.tool_calls[0].arguments["filename"] == "taxes.txt"
+    assert message.tool_calls[0].arguments_error == CUT_OFF_TEXT  # never run
     assert (message.usage.input, message.usage.output) == (450, 124)
 
 
@@ -713,6 +715,7 @@ def test_invalid_json_in_tool_call_delta(replay_server, tmp_path):
     ]
     call = final(events).tool_calls[0]
     assert call.name == "bash" and isinstance(call.arguments, dict)
+    assert call.arguments_error.startswith("Tool call arguments are not valid JSON (")
     assert final(events).usage.total_tokens == 14
 
 

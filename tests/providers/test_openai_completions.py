@@ -474,8 +474,10 @@ def test_invalid_json_in_tool_call_deltas_does_not_crash(replay_server, tmp_path
     events = run(provider, model, LlmContext("", [UserMessage(content="hi")]))
     message = final(events)
     assert events[-1]["type"] == "done" and events[-1]["reason"] == "toolUse"
-    assert message.tool_calls[0].arguments == {"command": "ls"}
+    assert message.tool_calls[0].arguments == {"command": "ls"}  # shown, never run
     assert message.tool_calls[1].arguments == {}
+    for call in message.tool_calls:
+        assert call.arguments_error.startswith("Tool call arguments are not valid JSON (")
 
 
 def test_http_400_explanation_is_in_the_error(replay_server, tmp_path):

@@ -24,7 +24,8 @@ from omp.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from omp.providers import LlmContext, Model, StreamOptions, parse_partial_json
+from omp.partial_json import EXTRA_CLOSERS
+from omp.providers import LlmContext, Model, StreamOptions
 from omp_provider_openai_responses.convert import build_request, call_id
 from omp_provider_openai_responses.wire import WIRE, parse_recorded
 from replay import fixture_bytes, split_events
@@ -689,7 +690,7 @@ def test_a_stalled_stream_hits_the_idle_timeout(replay_server, tmp_path):
     assert len(replay_server.requests) == 1
 
 
-def test_invalid_json_in_tool_call_fragments_does_not_crash(replay_server, tmp_path):
+def test_extra_closing_braces_in_tool_call_fragments_are_repaired(replay_server, tmp_path):
     item = {
         "id": "fc_7",
         "type": "function_call",
@@ -727,8 +728,8 @@ def test_invalid_json_in_tool_call_fragments_does_not_crash(replay_server, tmp_p
     ]
     call = events[-1]["message"].tool_calls[0]
     assert call.id == "call_7|fc_7"
-    assert call.arguments == parse_partial_json("".join(fragments))
-    assert isinstance(call.arguments, dict)
+    assert call.arguments == {"path": "a.py", "line": True}
+    assert call.arguments_error is None and call.arguments_repair == EXTRA_CLOSERS
 
 
 def test_http_400_explanation_reaches_the_error_without_the_key(replay_server, tmp_path):

@@ -44,6 +44,7 @@ from omp.messages import (
     content_text,
     convert_to_llm,
 )
+from omp.partial_json import with_repair
 from omp.providers import LlmContext, Model, ModelRegistry, StreamOptions
 from omp.tools import (
     ToolRegistry,
@@ -197,7 +198,10 @@ class Agent:
                 assistant = await self._stream_assistant()
                 calls = assistant.tool_calls
                 if assistant.stop_reason in ("error", "aborted"):
-                    results = [_result_message(c, ToolResult.error(ABORTED_TEXT)) for c in calls]
+                    results = [
+                        _result_message(c, ToolResult.error(c.arguments_error or ABORTED_TEXT))
+                        for c in calls
+                    ]
                     for result in results:
                         await self.add_message(result)
                     await self._emit(
@@ -343,6 +347,8 @@ class Agent:
         await self._emit(
             ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=call.arguments)
         )
+        if call.arguments_error:  # cut off by the stream, or not JSON: never run
+            return await self._finish(call, call.arguments, ToolResult.error(call.arguments_error))
         tool = self.tools.get(call.name)
         if tool is None or call.name not in self.tools.active_names():
             available = ", ".join(self.tools.active_names()) or "(none)"
@@ -416,6 +422,8 @@ class Agent:
     async def _finish(
         self, call: ToolCall, arguments: dict[str, Any], result: ToolResult
     ) -> ToolResultMessage:
+        if call.arguments_repair:
+            result.details = with_repair(result.details, call.arguments_repair)
         outcome = await self._call_hook(
             "omp_tool_result",
             ToolResultEvent(

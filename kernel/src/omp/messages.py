@@ -67,6 +67,11 @@ class ToolCall(WireModel):
     arguments: dict[str, Any] = Field(default_factory=dict)
     thought_signature: str | None = None
     """Gemini's signature for the thinking behind this call, sent back with it."""
+    arguments_error: str | None = None
+    """Why the call must not run: its arguments were cut off by the stream or are not a
+    JSON object. The loop gives this text as the call's error result."""
+    arguments_repair: str | None = None
+    """The documented repair (``omp.partial_json``) that made the arguments usable."""
 
 
 UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]

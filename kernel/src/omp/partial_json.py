@@ -4,12 +4,38 @@ Providers send arguments in fragments and the UI wants the arguments so far afte
 one. Rescanning the whole buffer per fragment is quadratic (a 50 KB ``write`` arrives in
 thousands of fragments), so the bracket and string state is kept incrementally and each
 fragment costs time in its own length, plus one C-speed ``json.loads``.
+
+The final arguments (``PartialJson.result``) are strict, because a tool call runs with
+them: text whose object never closed was cut off (``CUT_OFF_TEXT``), and complete text
+that is not a JSON object is an error. Three narrow repairs are made, and named in the
+result: closing brackets repeated after the object are dropped (``{"a": 1}}``), raw
+control characters such as a newline inside a string are accepted, and an object sent
+as a JSON string (``"{\\"a\\": 1}"``) is decoded.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
+
+CUT_OFF_TEXT = (
+    "Tool call was cut off before its arguments were complete, so it was not run. "
+    "Call the tool again with the complete arguments (split very long content over "
+    "several calls)."
+)
+"""The result of every tool call whose arguments were not completely received."""
+_AGAIN = "so it was not run. Call the tool again with the arguments as one JSON object."
+EXTRA_CLOSERS = "dropped closing brackets repeated after the arguments object"
+CONTROL_CHARACTERS = "accepted raw control characters (such as newlines) inside strings"
+ENCODED_OBJECT = "decoded an arguments object that was sent as a JSON string"
+
+
+class Arguments(NamedTuple):
+    """A tool call's final arguments; ``error`` set means the call must not run."""
+
+    value: dict[str, Any]
+    error: str | None = None
+    repair: str | None = None
 
 
 class PartialJson:
@@ -78,6 +104,45 @@ class PartialJson:
         self._parsed = self._parse()
         return self._parsed
 
+    def result(self) -> Arguments:
+        """The arguments a tool may run with, or why it may not (see the module doc)."""
+        text = self.text
+        if not text.strip():
+            return Arguments({})
+        body, repairs = text, []
+        if self._complete_at is not None:
+            tail = text[self._complete_at :]
+            if tail.strip() and not tail.strip(" \t\r\n}]"):
+                body = text[: self._complete_at]
+                repairs.append(EXTRA_CLOSERS)
+        try:
+            value = json.loads(body)
+        except ValueError as exc:
+            try:
+                value = json.loads(body, strict=False)
+            except ValueError:
+                return self._unusable(exc)
+            repairs.append(CONTROL_CHARACTERS)
+        if isinstance(value, str):
+            try:
+                inner = json.loads(value)
+            except ValueError:
+                inner = None
+            if isinstance(inner, dict):
+                value = inner
+                repairs.append(ENCODED_OBJECT)
+        if not isinstance(value, dict):
+            kind = _KINDS.get(type(value), "a number")
+            error = f"Tool call arguments must be a JSON object, not {kind}, {_AGAIN}"
+            return Arguments({}, error)
+        return Arguments(value, None, "; ".join(repairs) or None)
+
+    def _unusable(self, exc: ValueError) -> Arguments:
+        partial = self.value(final=True)
+        if self._complete_at is None and (self._stack or self._in_string):
+            return Arguments(partial, CUT_OFF_TEXT)
+        return Arguments(partial, f"Tool call arguments are not valid JSON ({exc}), {_AGAIN}")
+
     def _parse(self) -> dict[str, Any]:
         text = self.text
         if not text.strip():
@@ -99,6 +164,19 @@ class PartialJson:
             return None
         end, stack = self._safe
         return self.text[:end] + "".join(reversed(stack))
+
+
+def with_repair(details: Any, repair: str) -> Any:
+    """A tool result's details with the arguments repair reported (``argumentsRepair``);
+    details that are not a dict (or None) are left as they are."""
+    if details is None:
+        return {"argumentsRepair": repair}
+    if isinstance(details, dict):
+        return {**details, "argumentsRepair": repair}
+    return details
+
+
+_KINDS = {list: "an array", str: "a string", bool: "true or false", type(None): "null"}
 
 
 def parse_partial_json(text: str) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from omp.messages import (
     ThinkingContent,
     ToolCall,
 )
-from omp.partial_json import PartialJson, parse_partial_json
+from omp.partial_json import CUT_OFF_TEXT, PartialJson, parse_partial_json
 
 __all__ = ["AssistantStream", "Model", "ModelRegistry", "Provider", "parse_partial_json"]
 
@@ -114,6 +114,8 @@ class AssistantStream:
     def __init__(self, model: Model) -> None:
         self.message = AssistantMessage(api=model.api, provider=model.provider, model=model.id)
         self._partial_json: dict[int, PartialJson] = {}
+        self._unsettled: set[int] = set()
+        """Tool calls whose arguments may still grow: not ended, or fed after the end."""
 
     def _event(self, kind: str, **fields: Any) -> dict[str, Any]:
         return {"type": kind, **fields, "partial": self.message}
@@ -176,32 +178,58 @@ class AssistantStream:
     def toolcall_start(self, call_id: str, name: str) -> dict[str, Any]:
         self.message.content.append(ToolCall(id=call_id, name=name, arguments={}))
         self._partial_json[self._index] = PartialJson()
+        self._unsettled.add(self._index)
         return self._event("toolcall_start", contentIndex=self._index)
 
     def toolcall_delta(self, fragment: str, index: int | None = None) -> dict[str, Any]:
         """A fragment of a tool call's JSON arguments; ``index`` names an earlier call's
-        block when a provider interleaves parallel calls (default: the last block)."""
+        block when a provider interleaves parallel calls (default: the last block), which
+        may have been ended already: the message's end settles it again."""
         index = self._index if index is None else index
         partial = self._partial_json[index]
         partial.feed(fragment)
         self.message.content[index].arguments = partial.value()
+        self._unsettled.add(index)
         return self._event("toolcall_delta", contentIndex=index, delta=fragment)
 
     def toolcall_end(self, index: int | None = None) -> dict[str, Any]:
         index = self._index if index is None else index
+        self._settle(index)
         block = self.message.content[index]
-        partial = self._partial_json.pop(index, None)
-        if partial is not None:
-            block.arguments = partial.value(final=True)
         return self._event("toolcall_end", contentIndex=index, toolCall=block)
 
+    def _settle(self, index: int, cut_off: bool = False) -> None:
+        """Final arguments, and whether the call may run: the one place that decides,
+        for every provider (see ``omp.partial_json``)."""
+        self._unsettled.discard(index)
+        partial = self._partial_json.get(index)
+        if partial is None:
+            return
+        block = self.message.content[index]
+        arguments = partial.result()
+        block.arguments = arguments.value
+        block.arguments_error = CUT_OFF_TEXT if cut_off else arguments.error
+        block.arguments_repair = None if block.arguments_error else arguments.repair
+
     def done(self, reason: str | None = None) -> dict[str, Any]:
+        """The message is complete. At the output limit (``length``) every tool call
+        still streaming - not ended, or the last block - was cut off and must not run."""
         if reason is None:
             reason = "toolUse" if self.message.tool_calls else "stop"
+        cut: set[int] = set()
+        if reason == "length":
+            cut = set(self._unsettled)
+            if self.message.content and isinstance(self.message.content[-1], ToolCall):
+                cut.add(self._index)
+        for index in sorted(self._unsettled | cut):
+            self._settle(index, cut_off=index in cut)
         self.message.stop_reason = reason  # type: ignore[assignment]
         return {"type": "done", "reason": reason, "message": self.message}
 
     def error(self, message: str, reason: str = "error") -> dict[str, Any]:
+        """The message failed; tool calls still streaming were cut off."""
+        for index in sorted(self._unsettled):
+            self._settle(index, cut_off=True)
         self.message.stop_reason = reason  # type: ignore[assignment]
         self.message.error_message = message
         return {"type": "error", "reason": reason, "error": self.message}

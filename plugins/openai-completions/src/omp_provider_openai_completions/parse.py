@@ -12,7 +12,7 @@ from typing import Any
 
 from omp.llm.errors import RETRYABLE_STATUS, ProviderError, redact, stream_error
 from omp.llm.sse import SseEvent, json_loads
-from omp.providers import AssistantStream, parse_partial_json
+from omp.providers import AssistantStream
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 STOP_REASONS = {
@@ -34,8 +34,13 @@ class StreamParser:
         out: AssistantStream,
         secrets: list[str | None] | None = None,
         reasoning_field: str | None = None,
+        usage_expected: bool = True,
     ) -> None:
         self.out = out
+        self.usage_expected = usage_expected
+        """The request asked for usage (``stream_options.include_usage``)."""
+        self.final_usage = False
+        """Usage arrived with or after the finish reason."""
         self.secrets = secrets or []
         fields = (reasoning_field, *REASONING_FIELDS) if reasoning_field else REASONING_FIELDS
         self.reasoning_fields = tuple(dict.fromkeys(fields))
@@ -44,7 +49,6 @@ class StreamParser:
         self.finish_reason: str | None = None
         self._open: str | None = None  # "text" | "thinking" | "tool": the last block
         self._tools: dict[Any, int] = {}  # the API's tool-call index -> content index
-        self._raw: dict[int, str] = {}  # content index -> argument JSON so far
         self._made_ids: set[int] = set()
         self._tags = "detect"  # <think> tags in content: detect | think | text
         self._held = ""
@@ -71,10 +75,11 @@ class StreamParser:
         if event.event == "error" or chunk.get("error"):
             raise self._error(chunk.get("error", chunk))
         usage = chunk.get("usage") or (chunk.get("x_groq") or {}).get("usage")
-        if isinstance(usage, dict):
-            self._usage(usage)
         choices = chunk.get("choices") or []
         choice = next((c for c in choices if c.get("index", 0) == 0), None)
+        if isinstance(usage, dict):
+            self._usage(usage)
+            self.final_usage = bool(self.finish_reason or (choice or {}).get("finish_reason"))
         if choice is None:
             return []
         delta = choice.get("delta") or choice.get("message") or {}
@@ -93,6 +98,12 @@ class StreamParser:
         if choice.get("finish_reason"):
             self.finish_reason = choice["finish_reason"]
         return events
+
+    @property
+    def complete(self) -> bool:
+        """The choice finished and the usage asked for came: nothing else is needed,
+        whether or not ``[DONE]`` follows (some servers never send it)."""
+        return self.finish_reason is not None and (self.final_usage or not self.usage_expected)
 
     def finish(self) -> list[dict[str, Any]]:
         """The stream ended: the final done, or an error when it ended too soon."""
@@ -181,7 +192,7 @@ class StreamParser:
             position = len(content) - 1
             if not call_id:
                 self._made_ids.add(position)
-            self._tools[key], self._raw[position], self._open = position, "", "tool"
+            self._tools[key], self._open = position, "tool"
         block = content[position]
         if function.get("name") and not block.name:
             block.name = function["name"]
@@ -189,19 +200,7 @@ class StreamParser:
         if isinstance(fragment, dict | list):
             fragment = json.dumps(fragment)
         if isinstance(fragment, str) and fragment:
-            self._raw[position] += fragment
-            if position == len(content) - 1 and self._open == "tool":
-                events.append(self.out.toolcall_delta(fragment))
-            else:  # a call interleaved with a later one: update it in place
-                block.arguments = parse_partial_json(self._raw[position])
-                events.append(
-                    {
-                        "type": "toolcall_delta",
-                        "contentIndex": position,
-                        "delta": fragment,
-                        "partial": self.out.message,
-                    }
-                )
+            events.append(self.out.toolcall_delta(fragment, position))
         return events
 
     # -- end -----------------------------------------------------------------------
