@@ -91,25 +91,33 @@ class ReplayServer:
                 else:
                     self.send_header("content-length", str(total))
                 self.end_headers()
-                sent = 0
                 for index, chunk in enumerate(reply.chunks):
-                    if reply.stall_after is not None and index >= reply.stall_after:
-                        server._stop.wait(30)
-                        return
-                    if reply.cut_after is not None and index >= reply.cut_after:
-                        self.wfile.flush()
-                        self.connection.shutdown(2)
+                    if self.ends_here(reply, index):
                         return
                     if ends_early:
                         self.wfile.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
                     else:
                         self.wfile.write(chunk)
                     self.wfile.flush()
-                    sent += len(chunk)
                     if reply.pause:
                         time.sleep(reply.pause)
+                if self.ends_here(reply, len(reply.chunks)):
+                    return
                 if ends_early:
                     self.wfile.write(b"0\r\n\r\n")
+
+            def ends_here(self, reply: Reply, index: int) -> bool:
+                """Stall (hold the connection open) or cut (close it) before chunk
+                ``index``; ``len(chunks)`` means after the last one."""
+                if reply.stall_after is not None and index >= reply.stall_after:
+                    self.wfile.flush()
+                    server._stop.wait(30)
+                    return True
+                if reply.cut_after is not None and index >= reply.cut_after:
+                    self.wfile.flush()
+                    self.connection.shutdown(2)
+                    return True
+                return False
 
             do_GET = do_POST
 

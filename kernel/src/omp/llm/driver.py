@@ -1,6 +1,7 @@
 """One provider request with omp's robustness: retries with exponential backoff and
-jitter (Retry-After honoured) while nothing has been streamed, retry events, cost on
-the final message, and every failure turned into an error event with a clear message.
+jitter (Retry-After honoured) while nothing has been streamed, within a time budget,
+retry events, cost on the final message, and every failure turned into an error event
+with a clear message.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,14 +23,17 @@ Attempt = Callable[[AssistantStream], AsyncIterator[dict[str, Any]]]
 
 @dataclass
 class RetryPolicy:
-    """Settings ``retry.enabled``, ``retry.maxRetries`` (10), ``retry.baseDelayMs`` (500)
-    and ``retry.maxDelayMs`` (300000: a longer Retry-After fails at once)."""
+    """Settings ``retry.enabled``, ``retry.maxRetries`` (10), ``retry.baseDelayMs`` (500),
+    ``retry.maxDelayMs`` (300000: a longer Retry-After fails at once) and
+    ``retry.maxTotalMs`` (120000: the time one request may spend retrying, from its
+    first failure; no retry starts, or is waited for, past it)."""
 
     enabled: bool = True
     max_retries: int = 10
     base_delay_ms: int = 500
     step_cap_ms: int = 8000
     max_delay_ms: int = 300_000
+    max_total_ms: int = 120_000
 
     @classmethod
     def from_settings(cls, settings: dict[str, Any]) -> RetryPolicy:
@@ -38,6 +43,7 @@ class RetryPolicy:
             max_retries=int(retry.get("maxRetries", 10)),
             base_delay_ms=int(retry.get("baseDelayMs", 500)),
             max_delay_ms=int(retry.get("maxDelayMs", 300_000)),
+            max_total_ms=int(retry.get("maxTotalMs", 120_000)),
         )
 
     def delay(self, attempt: int, retry_after: float | None) -> float | None:
@@ -73,6 +79,7 @@ async def run_stream(
     out = AssistantStream(model)
     yield out.start()
     retries = 0
+    first_failure: float | None = None
     while True:
         streamed = False
         try:
@@ -100,11 +107,20 @@ async def run_stream(
             raise
         except Exception as exc:
             error = transport_error(exc, secrets)
+        if first_failure is None:
+            first_failure = time.monotonic()
+        limit = policy.max_retries
+        if error.retry_limit is not None:
+            limit = min(limit, error.retry_limit)
         delay = (
             None
-            if streamed or not error.retryable
+            if streamed or not error.retryable or retries >= limit
             else policy.delay(retries + 1, error.retry_after)
         )
+        spent = time.monotonic() - first_failure
+        if delay is not None and (spent + delay) * 1000 > policy.max_total_ms:
+            delay = None
+            error.message += _over_budget(retries + 1, spent, policy.max_total_ms)
         if delay is None:
             if retries:
                 yield {
@@ -119,11 +135,19 @@ async def run_stream(
         yield {
             "type": "auto_retry_start",
             "attempt": retries,
-            "maxAttempts": policy.max_retries,
+            "maxAttempts": limit,
             "delayMs": int(delay * 1000),
             "errorMessage": error.message,
         }
         await asyncio.sleep(delay)
+
+
+def _over_budget(attempts: int, spent: float, budget_ms: int) -> str:
+    tried = "1 attempt" if attempts == 1 else f"{attempts} attempts"
+    return (
+        f" (gave up after {tried} in {spent:.0f} s: retrying one request may take "
+        f"{budget_ms / 1000:g} s at most, retry.maxTotalMs)"
+    )
 
 
 def failure(out: AssistantStream, error: ProviderError) -> dict[str, Any]:

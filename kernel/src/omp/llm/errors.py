@@ -62,7 +62,9 @@ _TRANSPORT_ERRORS = (
 
 
 class ProviderError(Exception):
-    """A failed provider request. ``retryable`` says whether trying again may help."""
+    """A failed provider request. ``retryable`` says whether trying again may help;
+    ``retry_limit`` caps the retries below ``retry.maxRetries`` (a dead local server
+    gets one quick retry, not a minute of them)."""
 
     def __init__(
         self,
@@ -72,6 +74,7 @@ class ProviderError(Exception):
         retryable: bool = False,
         retry_after: float | None = None,
         kind: str | None = None,
+        retry_limit: int | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -79,6 +82,7 @@ class ProviderError(Exception):
         self.retryable = retryable
         self.retry_after = retry_after
         self.kind = kind
+        self.retry_limit = retry_limit
         self.context_overflow = is_context_overflow(message)
 
 

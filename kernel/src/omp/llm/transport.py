@@ -11,8 +11,12 @@ import asyncio
 import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
-from omp.llm.errors import ProviderError, http_error, redact_headers, transport_error
+from omp.llm.errors import ProviderError, http_error, redact, redact_headers, transport_error
+
+SETTLE_GRACE = 5.0
+"""Seconds to wait for what may follow a finished answer (usage, the end marker)."""
 
 
 async def stream_lines(
@@ -25,13 +29,19 @@ async def stream_lines(
     first_timeout: float = 90.0,
     idle_timeout: float = 180.0,
     options: Any = None,
+    settled: Callable[[], bool] | None = None,
 ) -> AsyncIterator[str]:
     """The response's lines. ``first_timeout`` bounds the wait for the first line (the
     request, connecting included), ``idle_timeout`` every wait after it; either one
     ends the stream with a ProviderError saying which. Iterate it inside
     ``contextlib.aclosing`` (or from an attempt the driver closes) so the response is
     released in the task that opened it. ``options`` (the request's StreamOptions)
-    may change the body (``on_payload``) and hear the response (``on_response``)."""
+    may change the body (``on_payload``) and hear the response (``on_response``).
+
+    ``settled`` says when the answer is finished but for trailing metadata (usage, an
+    end marker): from then on each wait is at most ``SETTLE_GRACE`` seconds, and a
+    timeout or a dropped connection ends the lines quietly - the parser completes the
+    message - instead of failing a finished answer."""
     waited, limit = "first-event", first_timeout
     if options is not None and options.on_payload is not None:
         body = await options.on_payload(body)
@@ -50,11 +60,16 @@ async def stream_lines(
                 raise http_error(response.status_code, raw, response.headers, secrets)
             lines = response.aiter_lines().__aiter__()
             while True:
+                finished = settled is not None and settled()
                 try:
-                    async with asyncio.timeout(limit):
+                    async with asyncio.timeout(min(limit, SETTLE_GRACE) if finished else limit):
                         line = await lines.__anext__()
                 except StopAsyncIteration:
                     return
+                except Exception:
+                    if finished:
+                        return
+                    raise
                 waited, limit = "idle", idle_timeout
                 yield line
         finally:
@@ -69,12 +84,63 @@ async def stream_lines(
             kind="timeout",
         ) from None
     except Exception as exc:
+        if _refused(exc):
+            raise connection_refused(url, secrets) from None
         error = transport_error(exc, secrets)
         if waited == "idle":  # lines were delivered: the answer was cut off
             error = ProviderError(
                 f"the stream ended early: {error.message}", retryable=True, kind="incomplete"
             )
         raise error from None
+
+
+def connection_refused(url: str, secrets: list[str | None] | None = None) -> ProviderError:
+    """Nothing listens at ``url``. A local server gets one quick retry (it may be
+    starting); the message names the URL, without credentials or query."""
+    local = is_loopback(url)
+    hint = " (nothing is listening there: is the server running?)" if local else ""
+    return ProviderError(
+        f"connection refused by {shown_url(url, secrets)}{hint}",
+        retryable=True,
+        kind="connection_refused",
+        retry_limit=1 if local else None,
+    )
+
+
+def is_loopback(url: str) -> bool:
+    """Whether ``url``'s host is this machine: localhost, 127.0.0.0/8 or ::1."""
+    import ipaddress
+
+    host = (urlsplit(url).hostname or "").rstrip(".").lower()
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def shown_url(url: str, secrets: list[str | None] | None = None) -> str:
+    """``url`` fit for a message: no user:password, query or fragment, secrets hidden."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return redact(urlunsplit((parts.scheme, netloc, parts.path, "", "")), secrets or [])
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether a connection was refused somewhere in ``exc``'s chain (httpx wraps the
+    ConnectionRefusedError in ConnectError("All connection attempts failed"))."""
+    seen: set[int] = set()
+    found: BaseException | None = exc
+    while found is not None and id(found) not in seen:
+        if isinstance(found, ConnectionRefusedError):
+            return True
+        seen.add(id(found))
+        found = found.__cause__ or found.__context__
+    return False
 
 
 _PER_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Any]] = (

@@ -69,6 +69,7 @@ class AnthropicWire:
             first_timeout=first,
             idle_timeout=idle,
             options=request.options,
+            settled=lambda: parser.stop_reason is not None,  # message_stop may not come
         )
         async with aclosing(lines):
             async for line in lines:

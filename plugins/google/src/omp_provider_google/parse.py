@@ -31,6 +31,13 @@ class StreamParser:
         self.open: str | None = None  # "text" | "thinking" while a block is open
         self.signature: str | None = None  # of the open thinking block
         self.finish_reason: str | None = None
+        self.final_usage = False
+        """usageMetadata arrived with or after the finish reason."""
+
+    @property
+    def complete(self) -> bool:
+        """Finished, with the final usage: the connection need not be read further."""
+        return self.finish_reason is not None and self.final_usage
 
     def feed(self, event: Any) -> list[dict[str, Any]]:
         data = getattr(event, "data", event)
@@ -63,6 +70,8 @@ class StreamParser:
             events.extend(self._part(part))
         if candidate.get("finishReason"):
             self.finish_reason = candidate["finishReason"]
+        if self.finish_reason and isinstance(data.get("usageMetadata"), dict):
+            self.final_usage = True
         return events
 
     def _error(self, error: Any) -> ProviderError:

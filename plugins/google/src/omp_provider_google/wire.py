@@ -4,6 +4,7 @@ with the key in x-goog-api-key, decoded by StreamParser."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 from omp.llm.driver import timeouts
@@ -43,6 +44,7 @@ class GoogleWire:
 
     async def attempt(self, request: Any, out: AssistantStream) -> AsyncIterator[dict[str, Any]]:
         first, idle = timeouts(request.options.settings)
+        parser = StreamParser(out, request.secrets)
         lines = stream_lines(
             client(),
             endpoint(request),
@@ -52,11 +54,14 @@ class GoogleWire:
             first_timeout=first,
             idle_timeout=idle,
             options=request.options,
+            settled=lambda: parser.finish_reason is not None,
         )
-        parser = StreamParser(out, request.secrets)
-        async for event in iter_sse(lines):
-            for normalized in parser.feed(event):
-                yield normalized
+        async with aclosing(lines), aclosing(iter_sse(lines)) as events:
+            async for event in events:
+                for normalized in parser.feed(event):
+                    yield normalized
+                if parser.complete:  # the connection may stay open: do not wait for it
+                    break
         for normalized in parser.finish():
             yield normalized
 

@@ -45,17 +45,24 @@ class CompletionsApi:
     async def attempt(self, request: Any, out: AssistantStream) -> AsyncIterator[dict[str, Any]]:
         url = f"{request.base_url}/chat/completions"
         first, idle = timeouts(request.options.settings)
-        parser = StreamParser(out, request.secrets, request.compat.get("reasoningField"))
+        body = build_request(request)
+        parser = StreamParser(
+            out,
+            request.secrets,
+            request.compat.get("reasoningField"),
+            usage_expected="stream_options" in body,
+        )
         decoder = SseDecoder()
         lines = stream_lines(
             shared_client(),
             url,
             headers=request_headers(request),
-            body=build_request(request),
+            body=body,
             secrets=request.secrets,
             first_timeout=first,
             idle_timeout=idle,
             options=request.options,
+            settled=lambda: parser.finish_reason is not None,
         )
         ending: list[dict[str, Any]] = []
         try:
@@ -70,6 +77,8 @@ class CompletionsApi:
                         break
                     for normalized in produced:
                         yield normalized
+                    if parser.complete:  # finished, with usage: [DONE] is not needed
+                        break
             last = None if parser.done else decoder.finish()
             for normalized in parser.feed(last) if last else []:
                 yield normalized

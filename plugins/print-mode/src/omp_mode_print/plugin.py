@@ -1,7 +1,7 @@
 """The print run mode (``omp -p``): only the final assistant text goes to stdout.
 
-Warnings, errors and plugin failures go to stderr as they happen; with ``--verbose``
-so do tool calls (through a tool's registered renderer when it has one).
+Warnings, errors, retries and plugin failures go to stderr as they happen; with
+``--verbose`` so do tool calls (through a tool's registered renderer when it has one).
 """
 
 from __future__ import annotations
@@ -48,12 +48,26 @@ def _lines(session: Any, event: Any, verbose: bool) -> list[str]:
     kind = event.type
     if kind == "extension_error":
         return [f"omp: plugin {event.extension_path} failed in {event.event}: {event.error}"]
+    if kind == "auto_retry_start":
+        return [_retry_line(event)]
     if kind == "notice" and (verbose or event.level != "info"):
         prefix = "" if event.level == "info" else f"{event.level}: "
         return [f"omp: {prefix}{event.message}"]
     if verbose and kind.startswith("tool_execution_") and kind != "tool_execution_update":
         return _tool_lines(session, event)
     return []
+
+
+def _retry_line(event: Any) -> str:
+    """``omp: retrying in 4 s (attempt 2 of 5): <why>``; attempts count the first
+    request. The reason was redacted where it was made; key-shaped text is hidden
+    here too."""
+    from omp.llm.errors import redact
+
+    seconds = round(event.delay_ms / 1000, 1)
+    reason = redact(" ".join(str(event.error_message).split()), [])
+    attempt, total = event.attempt + 1, event.max_attempts + 1
+    return f"omp: retrying in {seconds:g} s (attempt {attempt} of {total}): {reason}"
 
 
 def _usage_line(totals: dict[str, Any]) -> str:
