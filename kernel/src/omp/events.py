@@ -231,6 +231,22 @@ class AutoRetryEndEvent(Event):
     final_error: str | None = None
 
 
+class RetryFallbackAppliedEvent(Event):
+    """A request to ``from`` (``from_`` in Python) failed for good; ``to`` answers
+    instead. Model keys are ``provider/id``; ``role`` is the model role (``default``)."""
+
+    type: Literal["retry_fallback_applied"] = "retry_fallback_applied"
+    from_: str = Field(alias="from")
+    to: str
+    role: str = "default"
+
+
+class RetryFallbackSucceededEvent(Event):
+    type: Literal["retry_fallback_succeeded"] = "retry_fallback_succeeded"
+    model: str
+    role: str = "default"
+
+
 class AutoCompactionStartEvent(Event):
     type: Literal["auto_compaction_start"] = "auto_compaction_start"
     reason: str

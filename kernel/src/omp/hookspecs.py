@@ -42,6 +42,8 @@ if TYPE_CHECKING:
         BeforeProviderRequestEvent,
         CredentialDisabledEvent,
         ModelSelectEvent,
+        RetryFallbackAppliedEvent,
+        RetryFallbackSucceededEvent,
         SessionBeforeForkEvent,
         SessionForkEvent,
         SessionStopEvent,
@@ -732,6 +734,38 @@ def omp_auto_retry_end(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
 
     When: after the last attempt. Args: ``event`` (AutoRetryEndEvent: success,
     attempt, final_error). Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+def omp_retry_fallback_applied(
+    event: RetryFallbackAppliedEvent, ctx: HandlerContext, api: OmpAPI
+) -> None:
+    """A request failed for good (after its retries) and a fallback model takes over.
+
+    When: after a model request ends in an error other than a context overflow or an
+    abort, when ``retry.modelFallback`` is on (the default) and
+    ``retry.fallbackChains`` lists a usable model after the failed one - under the
+    failed model's ``provider/id``, else under ``default``. The request is sent again
+    to that model; the rest of the prompt stays with it and the next prompt tries the
+    primary model again. Also sent to subscribers, with a warning notice.
+    Args: ``event`` (RetryFallbackAppliedEvent: ``from_`` - ``from`` on the wire -
+    to, role).
+    Returns: ignored. Combination: observer.
+    Raising: reported as ``extension_error``; the fallback goes on.
+    """
+
+
+@hookspec
+def omp_retry_fallback_succeeded(
+    event: RetryFallbackSucceededEvent, ctx: HandlerContext, api: OmpAPI
+) -> None:
+    """A fallback model answered where the primary failed.
+
+    When: after the first successful response of a fallback model in a prompt.
+    Args: ``event`` (RetryFallbackSucceededEvent: model, role).
+    Returns: ignored. Combination: observer.
     Raising: reported as ``extension_error``; the run goes on.
     """
 

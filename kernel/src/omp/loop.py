@@ -109,6 +109,9 @@ class Agent:
         self.before_stop: Callable[[int], Awaitable[list[Any]]] | None = None
         self.provider_hooks: Callable[[Model], dict[str, Any]] | None = None
         self.approve: Callable[[ToolCall, Any, Any], Awaitable[str | None]] | None = None
+        self.fallback: Callable[[AssistantMessage], Awaitable[bool]] | None = None
+        """Told every model response: True when it switched to a fallback model and the
+        request is to be sent again (the session's retry fallback)."""
         """Asked before a tool call runs (with the tool_call hooks' decision): None to
         run it, or why it is denied (the session's tool approval)."""
         """StreamOptions callbacks for a request to that model (the session's provider
@@ -196,6 +199,8 @@ class Agent:
                 for message in pending:
                     await self.add_message(message)
                 assistant = await self._stream_assistant()
+                while self.fallback is not None and await self.fallback(assistant):
+                    assistant = await self._stream_assistant()
                 calls = assistant.tool_calls
                 if assistant.stop_reason in ("error", "aborted"):
                     results = [

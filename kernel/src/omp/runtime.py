@@ -9,6 +9,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from omp import session_actions
 from omp.api import OmpAPI
 from omp.approval import ToolApproval
 from omp.context import CommandContext, HandlerContext
@@ -31,12 +32,12 @@ from omp.events import (
     ThinkingLevelChangedEvent,
     ThinkingLevelSelectEvent,
 )
+from omp.fallback import ModelFallback
 from omp.loop import Agent, LoopSettings
 from omp.messages import CustomMessage, ImageContent, TextContent, UserMessage
 from omp.provider_hooks import ProviderHooks
 from omp.providers import Model, ModelRegistry
 from omp.session import SessionFile, SessionView
-from omp import session_actions
 from omp.session_actions import announce_restored
 from omp.session_stop import StopHook
 from omp.system_prompt import join_system_prompt
@@ -129,6 +130,7 @@ class AgentSession:
         self.agent.before_stop = StopHook(self)
         self.agent.provider_hooks = ProviderHooks(self)
         self.agent.approve = ToolApproval(self)
+        self.agent.fallback = ModelFallback(self)
         restored = restored or session_file.build_context()
         self.agent.messages = list(restored.messages)
         self._restored_model = restored.model
