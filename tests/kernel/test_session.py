@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import copy
 import json
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -65,7 +67,7 @@ def test_round_trip_gives_the_same_context(tmp_path: Path) -> None:
     session.append_label(entry["id"], "checkpoint")
     before = session.build_context()
 
-    loaded = SessionFile.open(path)
+    loaded = SessionFile.open(path, lock=False)  # a reader beside the writer
     after = loaded.build_context()
     assert loaded.load_warnings == []
     assert loaded.session_id == session.session_id
@@ -94,18 +96,20 @@ def test_round_trip_gives_the_same_context(tmp_path: Path) -> None:
         assert set(record) >= {"type", "id", "parentId", "timestamp"}
 
 
-def test_creation_is_lazy_until_the_first_assistant_message(tmp_path: Path) -> None:
+def test_the_file_is_written_at_the_first_message_before_any_reply(tmp_path: Path) -> None:
+    """The user's prompt reaches the disk before the request is sent, so an interrupted
+    first reply cannot lose it; a run that never gets a message writes nothing."""
     path = tmp_path / "deep" / "dir" / "s.jsonl"
     session = SessionFile.create("/work", path)
-    session.append_message(user("hi"))
     session.append_custom("x", {"a": 1})
     assert not path.exists() and not session.is_persisted
-    session.append_message(assistant("hello"))
+    session.append_message(user("hi"))
     assert session.is_persisted
-    assert [r["type"] for r in lines(path)] == ["session", "message", "custom", "message"]
-    session.append_message(user("again"))
-    assert len(lines(path)) == 5
+    assert [r["type"] for r in lines(path)] == ["session", "custom", "message"]
+    session.append_message(assistant("hello"))
+    assert len(lines(path)) == 4
     assert path.read_bytes().endswith(b"\n")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
 def test_ensure_on_disk_writes_early(tmp_path: Path) -> None:
@@ -148,7 +152,7 @@ def test_branch_and_build_context_follow_the_branch(tmp_path: Path) -> None:
     assert [c["type"] for c in session.children(reply["id"])] == ["message", "branch_summary"]
     assert session.branch_entries(first["id"]) == [first]
 
-    loaded = SessionFile.open(tmp_path / "s.jsonl")
+    loaded = SessionFile.open(tmp_path / "s.jsonl", lock=False)
     assert wire(loaded.build_context().messages) == wire(session.build_context().messages)
 
     with pytest.raises(OmpError, match="nope"):
@@ -164,6 +168,7 @@ def test_torn_last_line_is_moved_aside_and_repaired(tmp_path: Path) -> None:
     session = SessionFile.create("/work", path)
     session.append_message(user("hi"))
     session.append_message(assistant("hello"))
+    session.close()
     good = path.read_bytes()
     torn = b'{"type":"message","id":"abcd1234","parentId":null,"message":{"ro'
     with open(path, "ab") as f:
@@ -183,7 +188,7 @@ def test_torn_last_line_is_moved_aside_and_repaired(tmp_path: Path) -> None:
     assert path.read_bytes().startswith(good)
     torn_files = list(tmp_path.glob("session.jsonl.torn-*"))
     assert len(torn_files) == 1 and torn_files[0].read_bytes() == torn
-    again = SessionFile.open(path)
+    again = SessionFile.open(path, lock=False)
     assert again.load_warnings == []
     assert [m.content for m in again.build_context().messages][-1] == "after"
 
@@ -192,6 +197,7 @@ def test_complete_last_line_without_newline_gets_one(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     session = SessionFile.create("/work", path)
     session.append_message(assistant("hello"))
+    session.close()
     path.write_bytes(path.read_bytes().rstrip(b"\n"))
     loaded = SessionFile.open(path)
     assert loaded.load_warnings == []
@@ -204,6 +210,7 @@ def test_garbage_middle_line_is_skipped_and_kept(tmp_path: Path) -> None:
     session = SessionFile.create("/work", path)
     session.append_message(user("hi"))
     session.append_message(assistant("hello"))
+    session.close()
     raw = path.read_bytes().split(b"\n")
     raw.insert(2, b"{not json at all")
     raw.insert(
@@ -283,18 +290,129 @@ def test_dangling_tool_calls_are_cleaned_up() -> None:
     assert [b.get("id") for b in stored] == [None, "b", "c"]
 
 
-def test_session_view_is_read_only_copies() -> None:
+def test_session_view_hands_out_the_stored_entries_read_only() -> None:
     session = SessionFile.create("/work", None)
     entry = session.append_message(user("hi"))
     view = SessionView(session)
-    copied = view.get_entry(entry["id"])
-    copied["message"]["content"] = "changed"
-    view.entries()[0]["id"] = "zzz"
-    assert session.entries[0] == entry and entry["message"]["content"] == "hi"
+    shown = view.get_entry(entry["id"])
+    with pytest.raises(TypeError, match="read-only"):
+        shown["message"]["content"] = "changed"
+    with pytest.raises(TypeError, match="read-only"):
+        view.entries()[0]["id"] = "zzz"
+    with pytest.raises(TypeError, match="read-only"):
+        view.branch_entries()[0]["message"].update(role="assistant")
+    assert session.entries[0]["message"]["content"] == "hi"
+    # Not a copy per call: looking at a long session costs nothing.
+    assert view.branch_entries()[0] is view.entries()[0] is shown
+    assert isinstance(shown, dict) and json.loads(json.dumps(shown)) == shown
+    mine = copy.deepcopy(shown)
+    mine["message"]["content"] = "mine"
+    assert type(mine) is dict and shown["message"]["content"] == "hi"
     assert view.leaf_id == entry["id"] and view.session_id == session.session_id
     assert not hasattr(view, "append_message")
     with pytest.raises(AttributeError):
         view.extra = 1  # type: ignore[attr-defined]
+
+
+def test_appended_data_is_kept_as_it_was_when_appended() -> None:
+    session = SessionFile.create("/work", None)
+    data = {"todos": [{"content": "a", "status": "pending"}]}
+    entry = session.append_custom("plan", data)
+    data["todos"].append({"content": "b", "status": "pending"})
+    data["todos"][0]["status"] = "completed"
+    stored = SessionView(session).get_entry(entry["id"])
+    assert stored["data"] == {"todos": [{"content": "a", "status": "pending"}]}
+
+
+def _write_session(path: Path, *messages: object) -> list[dict]:
+    """A session file written the way another process would have left it."""
+    records: list[dict] = [
+        {"type": "session", "version": 3, "id": "s-1", "timestamp": "t", "cwd": "/work"}
+    ]
+    parent = None
+    for n, message in enumerate(messages, 1):
+        entry_id = f"e{n:07d}"
+        records.append(
+            {
+                "type": "message",
+                "id": entry_id,
+                "parentId": parent,
+                "timestamp": "2024-01-01T00:00:00.000Z",
+                "message": to_wire(message),
+            }
+        )
+        parent = entry_id
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return records
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o640])
+def test_torn_bytes_moved_aside_keep_the_session_files_mode(tmp_path: Path, mode: int) -> None:
+    old_umask = os.umask(0o022)
+    try:
+        path = tmp_path / "s.jsonl"
+        _write_session(path, user("secret question"), assistant("secret answer"))
+        path.chmod(mode)
+        with open(path, "ab") as f:
+            f.write(b'{"type":"message","id":"x","message":{"content":"secret ta')
+        loaded = SessionFile.open(path)
+        loaded.append_message(user("after"))
+        (aside,) = tmp_path.glob("s.jsonl.torn-*")
+        assert stat.S_IMODE(aside.stat().st_mode) == mode
+        assert stat.S_IMODE(path.stat().st_mode) == mode
+    finally:
+        os.umask(old_umask)
+
+
+def test_one_writer_per_session_file(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    first = SessionFile.create("/work", path)
+    first.append_message(user("hi"))  # on disk now, and this session is its writer
+    with pytest.raises(OmpError) as info:
+        SessionFile.open(path)
+    message = str(info.value)
+    assert "\n" not in message
+    assert f"session {path} is in use by another omp process" in message
+    assert f"--fork {path}" in message
+    if Path("/proc/locks").exists():
+        assert f"(pid {os.getpid()})" in message
+
+    first.close()
+    second = SessionFile.open(path)
+    second.append_message(assistant("hello"))
+    with pytest.raises(OmpError, match="is in use by another omp process"):
+        first.append_message(user("from the first"))
+    second.close()
+    # The file grew since the first loaded it: appending now would fork its tree.
+    with pytest.raises(OmpError, match="another process wrote to it since it was loaded"):
+        first.append_message(user("from the first"))
+    texts = [r["message"]["content"] for r in lines(path)[1:]]
+    assert texts == ["hi", [{"type": "text", "text": "hello"}]]
+    third = SessionFile.open(path)
+    third.append_message(user("third"))
+    assert len(lines(path)) == 4
+
+
+def test_a_snapshot_takes_no_lock_and_forks_into_a_new_file(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    records = _write_session(path, user("question"), assistant("answer"))
+    writer = SessionFile.open(path)
+    before = path.read_bytes()
+
+    snapshot = SessionFile.open(path, lock=False)
+    fork = snapshot.fork("/elsewhere", tmp_path / "forks" / "f.jsonl", session_id="f-1")
+    fork.ensure_on_disk()
+    fork.append_message(user("in the fork"))
+
+    forked = lines(tmp_path / "forks" / "f.jsonl")
+    assert forked[0]["id"] == "f-1" and forked[0]["cwd"] == "/elsewhere"
+    assert forked[0]["parentSession"] == str(path)
+    assert forked[1:3] == records[1:]
+    assert forked[3]["parentId"] == records[-1]["id"]
+    assert [m.role for m in fork.build_context().messages] == ["user", "assistant", "user"]
+    assert path.read_bytes() == before
+    writer.append_message(user("the writer goes on"))
+    assert len(lines(path)) == 4
 
 
 def test_label_requires_known_target_and_none_clears() -> None:

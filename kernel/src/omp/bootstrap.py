@@ -94,6 +94,8 @@ class SessionOptions:
     continue_recent: bool = False
     resume: str | None = None
     session_path: str | None = None
+    fork: str | None = None
+    """A saved session (id prefix or path) to copy into a new session file."""
     no_session: bool = False
     session_dir: str | None = None
     system_prompt: str | None = None
@@ -225,6 +227,17 @@ def _open_session_file(runtime: Runtime, options: SessionOptions) -> Any:
         return SessionFile.open(path) if path.exists() else SessionFile.create(cwd, path)
     if options.resume:
         return SessionFile.open(find_session(directory, options.resume))
+    if options.fork:
+        given = Path(options.fork).expanduser()
+        given = given if given.is_absolute() else runtime.cwd / given
+        source = given if given.is_file() else find_session(directory, options.fork)
+        # Read without the lock: forking a session another process is writing is the
+        # way to go on from it without forking its file.
+        parent = SessionFile.open(source, lock=False)
+        session_id = str(uuid.uuid4())
+        forked = parent.fork(cwd, new_session_path(directory, session_id), session_id=session_id)
+        forked.ensure_on_disk()
+        return forked
     if options.continue_recent:
         recent = most_recent(directory)
         if recent is not None:

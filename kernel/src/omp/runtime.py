@@ -190,11 +190,14 @@ class AgentSession:
         await announce_restored(self, self._restored_model, self._restored_thinking)
 
     async def shutdown(self) -> None:
+        """End the session; its file is released for other processes to write."""
         if self._loop is None:
+            self.session_file.close()
             return
         await self.wait_for_idle()
         await self.call_hook("omp_session_shutdown", SessionShutdownEvent())
         self.artifacts.cleanup()
+        self.session_file.close()
 
     def abort(self, reason: str | None = None) -> None:
         """Abort the running agent; with a reason, modes report it as the run's failure."""

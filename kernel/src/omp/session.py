@@ -8,10 +8,13 @@ and a torn last line (a killed write) is moved aside before the next append.
 from __future__ import annotations
 
 import copy
+import gc
 import json
 import os
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import Enum
@@ -19,8 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import from_json
 
+from omp import session_lock
 from omp.errors import OmpError
+from omp.frozen import freeze
 from omp.messages import (
     AssistantMessage,
     BranchSummaryMessage,
@@ -33,6 +39,8 @@ from omp.messages import (
 )
 
 CURRENT_VERSION = 3
+_LARGE = 4 << 20
+"""Bytes from which a loaded session is frozen out of the garbage collector's way."""
 _CONTEXT_TYPES = ("message", "custom_message", "branch_summary")
 
 
@@ -52,6 +60,7 @@ class _TornTail:
     offset: int
     data: bytes
     target: Path
+    line: int
 
 
 def iso_now() -> str:
@@ -75,10 +84,16 @@ def _encode(entry: dict[str, Any]) -> bytes:
 
 
 def _loads(raw: bytes) -> dict[str, Any] | None:
+    # pydantic's parser is faster than json's and shares the key strings between lines
+    # (a long session holds hundreds of thousands); json.loads still reads what it
+    # refuses, such as a lone surrogate escaped by _encode.
     try:
-        value = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None
+        value = from_json(raw, cache_strings="keys")
+    except ValueError:
+        try:
+            value = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            return None
     return value if isinstance(value, dict) else None
 
 
@@ -86,10 +101,40 @@ def _reason(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 
 
+def _open_failure(exc: OSError) -> str:
+    if isinstance(exc, IsADirectoryError):
+        return "it is a directory"
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    return _reason(exc)
+
+
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+@contextmanager
+def _gc_paused(long_lived: bool = False) -> Iterator[None]:
+    """Loading a long session makes hundreds of thousands of acyclic objects, and the
+    cyclic collector would walk them over and over: while loading, and then in every
+    full collection for as long as the session is open (seconds, on a 50 MB session).
+    It is paused meanwhile; with ``long_lived`` (a large file) what was loaded is then
+    moved out of its way for good (``gc.freeze``), after a collection first so that no
+    garbage is frozen with it. Freed objects are still freed: only cycles need the
+    collector, and session data has none."""
+    enabled = gc.isenabled()
+    if long_lived:
+        gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if long_lived:
+            gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def _ends_with_newline(path: Path) -> bool:
@@ -106,12 +151,13 @@ def _wire_block(block: Any) -> Any:
 
 def _entry_message(entry: dict[str, Any]) -> Any:
     """The message an entry contributes to the context; raises ValidationError if malformed."""
-    kind, ms = entry.get("type"), _iso_to_ms(entry.get("timestamp"))
+    kind = entry.get("type")
     if kind == "message":
         data = entry.get("message")
         if isinstance(data, dict) and data.get("role") == "hookMessage":
             data = {**data, "role": "custom"}
         return parse_message(data)
+    ms = _iso_to_ms(entry.get("timestamp"))
     if kind == "custom_message":
         return CustomMessage(
             custom_type=entry.get("customType"),
@@ -169,6 +215,11 @@ class SessionFile:
         self._persisted = persisted
         self._torn: _TornTail | None = None
         self._check_tail = False
+        self._parsed: dict[str, Any] = {}
+        """Messages validated while loading, handed to the first build_context."""
+        self._lock_fd: int | None = None
+        self._size = 0
+        """The file's length as this process knows it (read, then appended)."""
 
     @classmethod
     def create(
@@ -192,65 +243,101 @@ class SessionFile:
         return cls(Path(path) if path is not None else None, header, persisted=False)
 
     @classmethod
-    def open(cls, path: Path) -> SessionFile:
+    def open(cls, path: Path, *, lock: bool = True) -> SessionFile:
+        """Load a session file. With ``lock`` this process becomes the file's one writer
+        until ``close()``, and another process holding it raises SessionLockedError;
+        without, it is a snapshot, locked at its first write (refused if the file grew
+        since)."""
         path = Path(path)
+        lock_fd = None
         try:
-            data = path.read_bytes()
-        except IsADirectoryError:
-            raise OmpError(f"cannot open session {path}: it is a directory") from None
-        except FileNotFoundError:
-            raise OmpError(f"cannot open session {path}: no such file") from None
+            if lock:
+                lock_fd = session_lock.acquire(path)
+            with open(path, "rb") as f, _gc_paused(os.fstat(f.fileno()).st_size > _LARGE):
+                session = cls._read(path, f)
         except OSError as exc:
-            raise OmpError(f"cannot open session {path}: {_reason(exc)}") from None
-        lines = data.split(b"\n")
-        tail = lines.pop()
-        torn: _TornTail | None = None
-        check_tail = False
-        if tail.strip():
-            if _loads(tail) is None:
-                torn = _TornTail(
-                    len(data) - len(tail), tail, Path(f"{path}.torn-{int(time.time())}")
-                )
-            else:
-                lines.append(tail)
-                check_tail = True
-        elif tail:
-            check_tail = True
-        records = [(n, raw) for n, raw in enumerate(lines, 1) if raw.strip()]
-        header = _loads(records[0][1]) if records else None
-        if header is not None and header.get("type") == "title" and len(records) > 1:
-            title, records = header, records[1:]
-            header = _loads(records[0][1])
-            if header is not None and "title" in title:
-                header.setdefault("title", title["title"])
-        if not records:
-            reason = "line 1 is not a session header" if torn else "the file is empty"
+            session_lock.release(lock_fd)
+            raise OmpError(f"cannot open session {path}: {_open_failure(exc)}") from None
+        except BaseException:
+            session_lock.release(lock_fd)
+            raise
+        session._lock_fd = lock_fd
+        return session
+
+    @classmethod
+    def _read(cls, path: Path, f: Any) -> SessionFile:
+        """Parse the file line by line (a long session is never held twice in memory)."""
+        state: dict[str, Any] = {"size": 0, "torn": None, "check_tail": False}
+
+        def records() -> Iterator[tuple[int, dict[str, Any] | None]]:
+            for lineno, raw in enumerate(f, 1):
+                offset = state["size"]
+                state["size"] += len(raw)
+                if raw.endswith(b"\n"):
+                    if not raw.isspace():
+                        yield lineno, _loads(raw)
+                    continue
+                # The last line, without its newline: complete, blank, or torn mid-write.
+                if raw.isspace():
+                    state["check_tail"] = True
+                elif (entry := _loads(raw)) is None:
+                    target = Path(f"{path}.torn-{int(time.time())}")
+                    state["torn"] = _TornTail(offset, raw, target, lineno)
+                else:
+                    state["check_tail"] = True
+                    yield lineno, entry
+
+        lines = records()
+        first = next(lines, None)
+        if first is not None and first[1] is not None and first[1].get("type") == "title":
+            second = next(lines, None)
+            if second is not None:
+                title, first = first[1], second
+                if first[1] is not None and "title" in title:
+                    first[1].setdefault("title", title["title"])
+        if first is None:
+            reason = "line 1 is not a session header" if state["torn"] else "the file is empty"
             raise OmpError(f"cannot open session {path}: {reason}")
+        lineno, header = first
         if header is None or header.get("type") != "session" or not header.get("id"):
-            line = records[0][0]
-            raise OmpError(f"cannot open session {path}: line {line} is not a session header")
+            raise OmpError(f"cannot open session {path}: line {lineno} is not a session header")
         session = cls(path, header, persisted=True)
-        session._torn, session._check_tail = torn, check_tail
-        for lineno, raw in records[1:]:
-            entry = _loads(raw)
+        for lineno, entry in lines:
             if entry is None:
                 session.load_warnings.append(f"{path}:{lineno}: skipped an unreadable line")
             else:
-                session._load_entry(entry, f"{path}:{lineno}")
+                session._load_entry(freeze(entry), f"{path}:{lineno}")
+        torn: _TornTail | None = state["torn"]
         if torn is not None:
             session.load_warnings.append(
-                f"{path}:{len(lines) + 1}: ignored a torn last line ({len(torn.data)} bytes) "
+                f"{path}:{torn.line}: ignored a torn last line ({len(torn.data)} bytes) "
                 f"left by an interrupted write; it will be moved to {torn.target.name} "
                 "before the next write"
             )
+        session._torn, session._check_tail = torn, state["check_tail"]
+        session._size = state["size"]
         return session
+
+    def fork(self, cwd: str, path: Path, *, session_id: str | None = None) -> SessionFile:
+        """A new session (not yet on disk) holding every entry of this one, its header
+        pointing back here (omp's ``--fork``); the entries are shared, being read-only."""
+        forked = SessionFile.create(
+            cwd, path, str(self.path) if self.path else None, session_id=session_id
+        )
+        forked.entries = list(self.entries)
+        forked._by_id = dict(self._by_id)
+        forked._unreadable = set(self._unreadable)
+        forked._parsed, self._parsed = self._parsed, {}
+        forked.leaf_id = self.leaf_id
+        forked.load_warnings = [w for w in self.load_warnings if "torn last line" not in w]
+        return forked
 
     def _load_entry(self, entry: dict[str, Any], where: str) -> None:
         self._add(entry)
         if entry.get("type") not in _CONTEXT_TYPES:
             return
         try:
-            _entry_message(entry)
+            message = _entry_message(entry)
         except ValidationError as exc:
             first = exc.errors()[0]
             loc = ".".join(str(part) for part in first["loc"]) or "message"
@@ -259,6 +346,9 @@ class SessionFile:
             )
             if isinstance(entry.get("id"), str):
                 self._unreadable.add(entry["id"])
+            return
+        if isinstance(entry.get("id"), str):
+            self._parsed.setdefault(entry["id"], message)
 
     def _add(self, entry: dict[str, Any]) -> None:
         self.entries.append(entry)
@@ -282,13 +372,14 @@ class SessionFile:
     # -- writing -------------------------------------------------------------------
 
     def ensure_on_disk(self) -> None:
-        """Write the header and every entry so far; later appends go straight to disk."""
+        """Write the header and every entry so far (the file is created 0600 and this
+        process becomes its one writer); later appends go straight to disk."""
         if self._persisted or self.path is None:
             return
         data = b"".join(_encode(entry) for entry in [self.header, *self.entries])
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            fd = session_lock.acquire(self.path, create=True)
             try:
                 if os.fstat(fd).st_size:
                     raise OmpError(f"cannot create session {self.path}: the file already exists")
@@ -297,18 +388,48 @@ class SessionFile:
                 except OSError:
                     os.ftruncate(fd, 0)
                     raise
-            finally:
+            except BaseException:
                 os.close(fd)
+                raise
         except OSError as exc:
             raise OmpError(f"cannot write session {self.path}: {_reason(exc)}") from None
+        self.close()
+        self._lock_fd, self._size = fd, len(data)
         self._persisted = True
+
+    def close(self) -> None:
+        """Stop being the file's writer. A later write takes the lock again, and is
+        refused if another process wrote to the file meanwhile."""
+        fd, self._lock_fd = self._lock_fd, None
+        session_lock.release(fd)
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except (AttributeError, OSError):
+            pass
+
+    def _hold_lock(self) -> None:
+        """Become the file's writer before appending, if this process is not yet."""
+        if self._lock_fd is not None:
+            return
+        assert self.path is not None
+        fd = session_lock.acquire(self.path)
+        if os.fstat(fd).st_size != self._size:
+            os.close(fd)
+            raise OmpError(
+                f"cannot write session {self.path}: another process wrote to it since it "
+                f"was loaded (appending now would fork it); open it again, or --fork it"
+            )
+        self._lock_fd = fd
 
     def _append_line(self, line: bytes) -> None:
         assert self.path is not None
         try:
+            self._hold_lock()
             if self._torn is not None:
                 self._repair_torn_tail(self._torn)
-                self._torn = None
+                self._size, self._torn = self._torn.offset, None
             if self._check_tail and not _ends_with_newline(self.path):
                 line = b"\n" + line
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
@@ -316,13 +437,15 @@ class SessionFile:
                 _write_all(fd, line)
             finally:
                 os.close(fd)
+            self._size += len(line)
             self._check_tail = False
         except OSError as exc:
             self._check_tail = True
             raise OmpError(f"cannot write session {self.path}: {_reason(exc)}") from None
 
     def _repair_torn_tail(self, torn: _TornTail) -> None:
-        """Move the torn bytes to a sibling file, then cut the session back to its last line."""
+        """Move the torn bytes to a sibling file with the session's own mode (they may
+        hold as much as any line), then cut the session back to its last line."""
         assert self.path is not None
         with open(self.path, "r+b") as f:
             f.seek(torn.offset)
@@ -334,10 +457,14 @@ class SessionFile:
             while target.exists():
                 n += 1
                 target = torn.target.with_name(f"{torn.target.name}.{n}")
-            with open(target, "xb") as out:
-                out.write(torn.data)
-                out.flush()
-                os.fsync(out.fileno())
+            mode = os.fstat(f.fileno()).st_mode & 0o777
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            try:
+                os.fchmod(fd, mode)  # the umask may have taken bits away
+                _write_all(fd, torn.data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
             f.truncate(torn.offset)
 
     def _append(self, kind: str, fields: dict[str, Any]) -> dict[str, Any]:
@@ -355,12 +482,15 @@ class SessionFile:
             line = _encode(entry)
         except (TypeError, ValueError) as exc:
             raise OmpError(f"cannot save a {kind} entry: {exc}") from None
+        entry = freeze(entry)
         if self._persisted:
             self._append_line(line)
             self._add(entry)
         else:
             self._add(entry)
-            if kind == "message" and fields["message"].get("role") == "assistant":
+            if kind == "message":
+                # The file appears with the first message, the user's prompt, before
+                # the request is sent: an interrupted first reply cannot lose it.
                 self.ensure_on_disk()
         return entry
 
@@ -438,6 +568,13 @@ class SessionFile:
 
     def build_context(self) -> SessionContext:
         """The messages and settings of the current branch, as the model should see them."""
+        with _gc_paused():
+            return self._build_context()
+
+    def _build_context(self) -> SessionContext:
+        # The first call takes the messages validated while loading instead of
+        # validating every entry again (each message object is handed out once).
+        parsed, self._parsed = self._parsed, {}
         path = self.branch_entries()
         context = SessionContext()
         start, compaction = 0, None
@@ -472,16 +609,21 @@ class SessionFile:
         for entry in emitted:
             if entry.get("type") not in _CONTEXT_TYPES or entry.get("id") in self._unreadable:
                 continue
-            try:
-                messages.append(_entry_message(entry))
-            except ValidationError:
-                continue
+            message = parsed.get(entry["id"])
+            if message is None:
+                try:
+                    message = _entry_message(entry)
+                except ValidationError:
+                    continue
+            messages.append(message)
         context.messages = _drop_dangling_tool_calls(messages)
         return context
 
 
 class SessionView:
-    """Read-only access to a session for plugins; entries handed out are copies."""
+    """Read-only access to a session for plugins. The entries handed out are the stored
+    ones, frozen (``omp.frozen``): reading a long session copies nothing, and changing
+    an entry raises TypeError (``copy.deepcopy`` gives a mutable copy)."""
 
     __slots__ = ("_session",)
 
@@ -505,14 +647,14 @@ class SessionView:
         return self._session.leaf_id
 
     def entries(self) -> list[dict[str, Any]]:
-        return copy.deepcopy(self._session.entries)
+        return list(self._session.entries)
 
     def branch_entries(self, leaf_id: str | _Leaf | None = _Leaf.CURRENT) -> list[dict[str, Any]]:
-        return copy.deepcopy(self._session.branch_entries(leaf_id))
+        return self._session.branch_entries(leaf_id)
 
     def get_entry(self, entry_id: str) -> dict[str, Any] | None:
-        return copy.deepcopy(self._session.get_entry(entry_id))
+        return self._session.get_entry(entry_id)
 
     def build_context(self) -> SessionContext:
-        # Parsed messages may share nested values (details, arguments) with the entries.
+        # Parsed messages are new objects, but may share nested values with the entries.
         return copy.deepcopy(self._session.build_context())

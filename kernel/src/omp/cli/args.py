@@ -55,6 +55,12 @@ BUILTIN_FLAGS: list[Flag] = [
         metavar="ID",
     ),
     Flag("session", "Use this session file (created if missing)", "string", metavar="PATH"),
+    Flag(
+        "fork",
+        "Fork a saved session (id prefix or path) into a new session file and go on there",
+        "string",
+        metavar="ID|PATH",
+    ),
     Flag("no-session", "Keep the session in memory only"),
     Flag("session-dir", "Directory for session files", "string", metavar="DIR"),
     Flag("system-prompt", "Replace the system prompt (text or a file)", "string", metavar="TEXT"),

@@ -125,6 +125,7 @@ def _run(argv: list[str]) -> int:
         continue_recent=bool(parsed["continue"]),
         resume=parsed["resume"],
         session_path=parsed["session"],
+        fork=parsed["fork"],
         no_session=bool(parsed["no-session"]),
         session_dir=parsed["session-dir"],
         system_prompt=parsed["system-prompt"],
@@ -136,10 +137,11 @@ def _run(argv: list[str]) -> int:
         options.continue_recent
         + bool(options.resume)
         + bool(options.session_path)
+        + bool(options.fork)
         + options.no_session
         > 1
     ):
-        raise UsageError("use only one of --continue, --resume, --session and --no-session")
+        raise UsageError("use only one of --continue, --resume, --session, --fork and --no-session")
     check_session_paths(runtime, options)
     session = open_session(runtime, options, has_ui=mode.has_ui)
     if mode.make_ui is not None:
