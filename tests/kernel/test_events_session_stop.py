@@ -87,3 +87,24 @@ def test_no_session_stop_after_an_error_or_abort(make_session, omp_harness):
     session, _ = make_session([{"error": "boom"}], plugins=[Watch()])
     omp_harness.run(session, "go")
     assert calls == []
+
+
+def test_the_first_handler_that_continues_wins(make_session, omp_harness):
+    calls: list = []
+
+    class First:
+        @omp.hookimpl(tryfirst=True)
+        def omp_session_stop(self, event):
+            calls.append("first")
+            return None if event.stop_hook_active else {"continue": True, "additional_context": "A"}
+
+    class Second:
+        @omp.hookimpl
+        def omp_session_stop(self, event):
+            calls.append("second")
+            return None if event.stop_hook_active else {"continue": True, "additional_context": "B"}
+
+    session, provider = make_session([{"text": "x"}, {"text": "y"}], plugins=[First(), Second()])
+    omp_harness.run(session, "go")
+    assert texts(provider.requests[1])[-1] == "A"
+    assert calls == ["first", "first", "second"]

@@ -385,5 +385,6 @@ def _apply_patch(hook_name: str, outcome: ChainOutcome, result: Any) -> None:
         text = _coerce(result, SessionStopDecision).continuation()
         if text is not None:
             outcome.added_messages.append({"custom_type": "session_stop", "content": text})
+            outcome.handled = True  # the first that continues or blocks wins
         return
     raise KeyError(f"no chain rule for {hook_name}")

@@ -331,8 +331,8 @@ def omp_session_stop(event: SessionStopEvent, ctx: HandlerContext, api: OmpAPI) 
     "block", "reason": "..."}`` (``{"block": True, ...}`` also works) to make the agent
     go on, with that text as a message to the model; None lets it stop. At most 8
     consecutive continuations per prompt; then the agent stops anyway with a notice.
-    Combination: chain; every handler runs, and the texts of all that continue are
-    sent together as one message.
+    Combination: chain; the first result that continues or blocks wins and later
+    handlers are not called.
     Raising: reported as ``extension_error``; treated as no result.
     """
 
