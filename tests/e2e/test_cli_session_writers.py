@@ -25,6 +25,7 @@ def omp_message_start(event):
 """
 
 SLOW = [{"delay": 60, "text": "too late"}]
+KNOWS_PIDS = Path("/proc/locks").exists()  # where the holder of a lock can be told
 
 
 def _wait_for(path: Path, proc: subprocess.Popen, what: str, timeout: float = 30) -> None:
@@ -115,7 +116,7 @@ def test_a_second_process_on_a_busy_session_is_refused_before_any_request(omp_cl
         line = omp_cli.assert_one_line_error(second)
         assert second.returncode == 1
         assert f"session {path} is in use" in line
-        assert f"pid {first.pid}" in line
+        assert f"pid {first.pid}" in line or not KNOWS_PIDS
         assert f"--fork {path}" in line
         assert not mark.exists()  # no request was sent
         assert path.read_bytes() == before
@@ -133,7 +134,8 @@ def test_continue_and_resume_are_refused_while_the_session_is_busy(omp_cli):
         script = omp_cli.script([{"text": "never sent"}])
         for args in (["--continue"], ["--resume", session_id[:8]]):
             line = omp_cli.assert_one_line_error(omp_cli(*args, "-p", "x", "--script", script))
-            assert str(path) in line and f"pid {first.pid}" in line
+            assert str(path) in line
+            assert f"pid {first.pid}" in line or not KNOWS_PIDS
         assert path.read_bytes() == before
         assert omp_cli.session_files() == [path]
     finally:

@@ -531,3 +531,28 @@ def test_title_slot_and_compaction_from_omp_files(tmp_path: Path) -> None:
     messages = session.build_context().messages
     assert [m.role for m in messages] == ["compactionSummary", "user", "assistant"]
     assert messages[0].summary == "S" and messages[1].content == "kept"
+
+
+def test_text_json_cannot_encode_as_utf8_survives_a_reload(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    session = SessionFile.create("/work", path)
+    session.append_message(user("half a pair: \ud800 then more"))
+    session.close()
+    loaded = SessionFile.open(path)
+    assert loaded.load_warnings == []
+    assert loaded.build_context().messages[0].content == "half a pair: \ud800 then more"
+
+
+def test_a_fork_leaves_a_torn_tail_behind(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    _write_session(path, user("question"))
+    with open(path, "ab") as f:
+        f.write(b'{"type":"mess')
+    before = path.read_bytes()
+    snapshot = SessionFile.open(path, lock=False)
+    assert any("torn last line" in w for w in snapshot.load_warnings)
+    fork = snapshot.fork("/work", tmp_path / "f.jsonl")
+    assert fork.load_warnings == []
+    fork.append_message(assistant("answer"))
+    assert [r["type"] for r in lines(tmp_path / "f.jsonl")] == ["session", "message", "message"]
+    assert path.read_bytes() == before and not list(tmp_path.glob("*.torn-*"))

@@ -84,11 +84,11 @@ def _encode(entry: dict[str, Any]) -> bytes:
 
 
 def _loads(raw: bytes) -> dict[str, Any] | None:
-    # pydantic's parser is faster than json's and shares the key strings between lines
-    # (a long session holds hundreds of thousands); json.loads still reads what it
-    # refuses, such as a lone surrogate escaped by _encode.
+    # pydantic's parser is faster than json's and shares short strings between lines
+    # (keys, roles, types: a long session holds hundreds of thousands); json.loads
+    # still reads what it refuses, such as a lone surrogate escaped by _encode.
     try:
-        value = from_json(raw, cache_strings="keys")
+        value = from_json(raw, cache_strings=True)
     except ValueError:
         try:
             value = json.loads(raw.decode("utf-8"))
@@ -329,7 +329,8 @@ class SessionFile:
         forked._unreadable = set(self._unreadable)
         forked._parsed, self._parsed = self._parsed, {}
         forked.leaf_id = self.leaf_id
-        forked.load_warnings = [w for w in self.load_warnings if "torn last line" not in w]
+        # The torn tail (always the last warning) stays behind, in this file.
+        forked.load_warnings = self.load_warnings[:-1] if self._torn else list(self.load_warnings)
         return forked
 
     def _load_entry(self, entry: dict[str, Any], where: str) -> None:
