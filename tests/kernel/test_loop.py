@@ -82,6 +82,7 @@ def test_events_reach_hooks_and_subscribers_in_order(make_session, omp_harness):
             "omp_session_start",
             "omp_session_shutdown",
             "omp_session_stop",
+            "omp_resources_discover",
         )
     ]
     assert hooked == [t for t in log.types() if t != "queue_update"]

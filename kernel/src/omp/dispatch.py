@@ -17,6 +17,7 @@ calling task and a real interrupt from the user (``omp.hooktime.Interrupted``) p
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from types import CoroutineType
@@ -29,6 +30,7 @@ from omp.events import (
     ContextPatch,
     ExecutionOverride,
     InputPatch,
+    ResourcesPatch,
     SessionBeforeDecision,
     SessionStopDecision,
     ToolCallDecision,
@@ -55,6 +57,7 @@ RULES: dict[str, str] = {
     "omp_search": "first_result",
     "omp_session_stop": "chain",
     "omp_before_provider_request": "chain",
+    "omp_resources_discover": "chain",
 }
 """Hooks that combine results; every other event hook is an observer."""
 
@@ -377,6 +380,15 @@ def _apply_patch(hook_name: str, outcome: ChainOutcome, result: Any) -> None:
             event.system_prompt = list(patch.system_prompt)
         if patch.message is not None:
             outcome.added_messages.append(patch.message)
+        return
+    if hook_name == "omp_resources_discover":
+        patch = _coerce(result, ResourcesPatch)
+        for name in ("skill_paths", "prompt_paths", "theme_paths"):
+            found = getattr(event, name)
+            for path in getattr(patch, name) or []:
+                absolute = os.path.join(event.cwd, os.path.expanduser(str(path)))
+                if absolute not in found:
+                    found.append(absolute)
         return
     if hook_name == "omp_before_provider_request":
         event.payload = patched_payload(event.payload, result)

@@ -405,9 +405,15 @@ class SearchEvent(Event):
 
 
 class ResourcesDiscoverEvent(Event):
+    """``skill_paths``, ``prompt_paths`` and ``theme_paths`` hold what earlier handlers
+    contributed (absolute paths), so each handler sees what was found so far."""
+
     type: Literal["resources_discover"] = "resources_discover"
     cwd: str
     reason: Literal["startup", "reload"] = "startup"
+    skill_paths: list[str] = Field(default_factory=list)
+    prompt_paths: list[str] = Field(default_factory=list)
+    theme_paths: list[str] = Field(default_factory=list)
 
 
 # -- hook results -----------------------------------------------------------------
@@ -474,6 +480,14 @@ class SessionStopDecision(WireModel):
         if self.continue_:
             return self.additional_context or self.reason or "Continue."
         return None
+
+
+class ResourcesPatch(WireModel):
+    """Returned from omp_resources_discover: paths (absolute, or relative to the cwd)."""
+
+    skill_paths: list[str] | None = None
+    prompt_paths: list[str] | None = None
+    theme_paths: list[str] | None = None
 
 
 class ExecutionOverride(WireModel):

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         BeforeProviderRequestEvent,
         CredentialDisabledEvent,
         ModelSelectEvent,
+        ResourcesDiscoverEvent,
         RetryFallbackAppliedEvent,
         RetryFallbackSucceededEvent,
         SessionBeforeForkEvent,
@@ -771,11 +772,18 @@ def omp_retry_fallback_succeeded(
 
 
 @hookspec
-def omp_resources_discover(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+def omp_resources_discover(event: ResourcesDiscoverEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """Resources (skills, prompt templates, themes) are being discovered.
 
-    When: at startup and on reload. Args: ``event`` (ResourcesDiscoverEvent: cwd,
-    reason). Returns: ignored (plugins contribute through registration hooks).
-    Combination: observer.
+    When: when a session starts, after session_start (and again when a new, resumed or
+    forked session replaces it), reason ``startup``.
+    Args: ``event`` (ResourcesDiscoverEvent: cwd, reason, and the skill_paths,
+    prompt_paths and theme_paths found so far).
+    Returns: ``{"skill_paths": [...], "prompt_paths": [...], "theme_paths": [...]}``
+    (any of them; paths absolute or relative to the cwd), or None. Prompt templates
+    (``.md`` files) become slash commands named after the file; skills (folders with
+    a ``SKILL.md``) become ``/skill:<name>`` commands and are listed in the system
+    prompt; theme paths are kept for interactive modes (see ``omp.resources``).
+    Combination: chain; each handler sees the paths found so far and adds its own.
     Raising: reported as ``extension_error``; discovery goes on.
     """

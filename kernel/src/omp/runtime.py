@@ -37,6 +37,7 @@ from omp.loop import Agent, LoopSettings
 from omp.messages import CustomMessage, ImageContent, TextContent, UserMessage
 from omp.provider_hooks import ProviderHooks
 from omp.providers import Model, ModelRegistry
+from omp.resources import Resources, discover_resources
 from omp.session import SessionFile, SessionView
 from omp.session_actions import announce_restored
 from omp.session_stop import StopHook
@@ -92,6 +93,8 @@ class AgentSession:
         """This session's actions; the runtime's api (handed to registration hooks)
         follows the most recent session."""
         self.plugin_state: dict[str, Any] = {}
+        self.resources = Resources()
+        """What resources_discover found (omp.resources)."""
         self.subscribers: list[Subscriber] = []
         self.next_turn: list[Any] = []
         self.shutdown_requested = False
@@ -188,6 +191,7 @@ class AgentSession:
             self.session_file.append_model_change(model.key)
         await self.call_hook("omp_session_start", SessionStartEvent())
         await announce_restored(self, self._restored_model, self._restored_thinking)
+        await discover_resources(self)
 
     async def shutdown(self) -> None:
         """End the session; its file is released for other processes to write."""

@@ -28,6 +28,7 @@ from omp.events import (
     ThinkingLevelSelectEvent,
     TreePreparation,
 )
+from omp.resources import discover_resources
 
 CANCELLED = {"cancelled": True}
 
@@ -273,6 +274,7 @@ async def _replace(session: Any, new_file: Any, reason: str) -> str | None:
         SessionStartEvent(reason=reason, previous_session_file=previous),  # type: ignore[arg-type]
     )
     await _restore(session, restored)
+    await discover_resources(session)
     await session.call_hook(
         "omp_session_switch",
         SessionSwitchEvent(reason=reason, previous_session_file=previous),
