@@ -372,15 +372,16 @@ def test_one_writer_per_session_file(tmp_path: Path) -> None:
         SessionFile.open(path)
     message = str(info.value)
     assert "\n" not in message
-    assert f"session {path} is in use by another omp process" in message
+    if Path("/proc/locks").exists():  # where the holder can be told
+        assert f"session {path} is already open in this process" in message
+    else:
+        assert f"session {path} is in use by another omp process" in message
     assert f"--fork {path}" in message
-    if Path("/proc/locks").exists():
-        assert f"(pid {os.getpid()})" in message
 
     first.close()
     second = SessionFile.open(path)
     second.append_message(assistant("hello"))
-    with pytest.raises(OmpError, match="is in use by another omp process"):
+    with pytest.raises(OmpError, match=r"is (in use|already open)"):
         first.append_message(user("from the first"))
     second.close()
     # The file grew since the first loaded it: appending now would fork its tree.

@@ -228,8 +228,7 @@ def _open_session_file(runtime: Runtime, options: SessionOptions) -> Any:
     if options.resume:
         return SessionFile.open(find_session(directory, options.resume))
     if options.fork:
-        given = Path(options.fork).expanduser()
-        given = given if given.is_absolute() else runtime.cwd / given
+        given = Path(os.path.abspath(runtime.cwd / Path(options.fork).expanduser()))
         source = given if given.is_file() else find_session(directory, options.fork)
         # Read without the lock: forking a session another process is writing is the
         # way to go on from it without forking its file.

@@ -15,10 +15,13 @@ class SessionLockedError(OmpError):
     """Another process has the session open for writing."""
 
     def __init__(self, path: Path, pid: int | None) -> None:
-        holder = f" (pid {pid})" if pid else ""
+        if pid == os.getpid():
+            state = "is already open in this process; close it first"
+        else:
+            holder = f" (pid {pid})" if pid else ""
+            state = f"is in use by another omp process{holder}; wait until it ends"
         super().__init__(
-            f"session {path} is in use by another omp process{holder}; wait until it "
-            f"ends, or continue in a new session file with --fork {path}"
+            f"session {path} {state}, or continue in a new session file with --fork {path}"
         )
         self.path = path
         self.pid = pid
