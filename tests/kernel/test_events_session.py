@@ -174,13 +174,16 @@ def test_switch_session_resumes_another_file_and_restores_its_model(
     assert ("test/model", "restore") in watch and ("low", "restore") in watch
 
 
-def test_switching_to_a_missing_file_is_a_clear_error(make_session, omp_harness):
-    session, _ = make_session([])
+def test_switching_to_a_missing_file_or_itself_is_a_clear_error(make_session, omp_harness):
+    session, _ = make_session([{"text": "hi"}], session_path=str(omp_harness.cwd / "s.jsonl"))
 
     async def scenario():
         await session.start()
         with pytest.raises(OmpError, match="no such file"):
             await session.switch_session(str(omp_harness.cwd / "missing.jsonl"))
+        await session.prompt("hello")  # the file is on disk now
+        with pytest.raises(OmpError, match="it is the current session"):
+            await session.switch_session(str(session.session_file.path))
         await session.shutdown()
 
     asyncio.run(scenario())

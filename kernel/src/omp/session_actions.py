@@ -114,6 +114,9 @@ async def switch_session(session: Any, path: str) -> dict[str, bool]:
         target = Path(session.cwd) / target
     if not target.is_file():
         raise OmpError(f"cannot switch to session {target}: no such file")
+    current = session.session_file.path
+    if current is not None and current.exists() and target.samefile(current):
+        raise OmpError(f"cannot switch to session {target}: it is the current session")
     if await _before_switch(session, "resume", str(target)):
         return CANCELLED
     await _replace(session, SessionFile.open(target), "resume")
@@ -254,9 +257,7 @@ async def _replace(session: Any, new_file: Any, reason: str) -> str | None:
         SessionShutdownEvent(reason=reason, target_session_file=_path(new_file)),  # type: ignore[arg-type]
     )
     session.artifacts.cleanup()
-    close = getattr(old_file, "close", None)  # releases the file for other writers
-    if close is not None:
-        close()
+    old_file.close()  # other processes may write it now
     session.session_file = new_file
     session.session_view = SessionView(new_file)
     folder = new_file.path.with_suffix("") / "artifacts" if new_file.path else None
