@@ -38,3 +38,28 @@ def test_every_hook_is_exercised_by_some_test():
         if not covered and name not in corpus and f'"{event}"' not in corpus:
             missing.append(name)
     assert not missing, f"hooks with no test mentioning them: {missing}"
+
+
+EVENT_SPECS = sorted(n for n in SPECS if not n.startswith("omp_register_"))
+
+
+@pytest.mark.parametrize("name", EVENT_SPECS)
+def test_every_event_hook_declares_its_rule_and_types_its_event(name):
+    import typing
+
+    from omp import events
+
+    spec = SPECS[name]
+    assert hasattr(spec, "omp_rule"), f"{name} lacks @combine(...)"
+    hints = typing.get_type_hints(
+        spec, {**vars(events), "HandlerContext": object, "OmpAPI": object}
+    )
+    assert isinstance(hints["event"], type) and issubclass(hints["event"], events.Event), name
+
+
+def test_the_docstrings_do_not_repeat_the_rule_names():
+    for name in EVENT_SPECS:
+        doc = inspect.getdoc(SPECS[name]) or ""
+        line = next(line for line in doc.splitlines() if "Combination:" in line)
+        for rule in hookspecs.RULES:
+            assert f"Combination: {rule}" not in line, f"{name} repeats its rule in prose"

@@ -3,8 +3,9 @@
 pluggy has no async support, so event hooks are not called through ``pm.hook``.
 Instead the dispatcher walks the implementations in pluggy's call order, passes each
 only the arguments it declares, awaits what is awaitable and combines results by the
-hook's rule (see ``omp.hookspecs``). pluggy's wrappers (``wrapper=True`` and old-style
-``hookwrapper=True``) run around the whole call, and pluggy's hook-call monitoring
+hook's rule (declared with ``@combine`` next to each spec in ``omp.hookspecs``).
+pluggy's wrappers (``wrapper=True`` and old-style ``hookwrapper=True``) run around the
+whole call, and pluggy's hook-call monitoring
 (``pm.add_hookcall_monitoring``) sees every call. Registration hooks are collected
 synchronously.
 
@@ -41,25 +42,19 @@ from omp.hooktime import HookTimeouts, passes_through, run_sync, settle, within
 
 __all__ = ["RULES", "ChainOutcome", "HookDispatcher", "HookTimeouts", "rule_of"]
 
-RULES: dict[str, str] = {
-    "omp_tool_call": "first_block",
-    "omp_tool_result": "chain",
-    "omp_context": "chain",
-    "omp_input": "chain",
-    "omp_before_agent_start": "chain",
-    "omp_session_before_switch": "first_cancel",
-    "omp_session_before_branch": "first_cancel",
-    "omp_session_before_compact": "first_cancel",
-    "omp_session_before_tree": "first_cancel",
-    "omp_session_before_fork": "first_cancel",
-    "omp_user_bash": "first_result",
-    "omp_user_python": "first_result",
-    "omp_search": "first_result",
-    "omp_session_stop": "chain",
-    "omp_before_provider_request": "chain",
-    "omp_resources_discover": "chain",
-}
-"""Hooks that combine results; every other event hook is an observer."""
+
+def _declared_rules() -> dict[str, str]:
+    from omp import hookspecs
+
+    return {
+        name: hookspecs.rule_of(spec)
+        for name, spec in vars(hookspecs).items()
+        if name.startswith("omp_") and callable(spec)
+    }
+
+
+RULES: dict[str, str] = _declared_rules()
+"""Each event hook's combination rule, as its spec declares it with ``@combine``."""
 
 ErrorReporter = Callable[[str, str, str], Awaitable[None] | None]
 
@@ -74,6 +69,8 @@ class ChainOutcome:
 
 
 def rule_of(hook_name: str) -> str:
+    """A hook's rule; a hook spec added by a third party without ``@combine`` is an
+    observer."""
     return RULES.get(hook_name, "observer")
 
 

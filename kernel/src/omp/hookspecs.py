@@ -11,7 +11,8 @@ Two families:
   (``omp.context.HandlerContext``) and ``api`` (``omp.api.OmpAPI``); like every
   pluggy hook, an implementation declares only the arguments it uses.
 
-How results of several implementations combine, by rule (``omp.dispatch.RULES``):
+How results of several implementations combine, by the rule each event hook declares
+with ``@combine(...)`` next to its spec:
 
 * ``first_block`` - the first result with ``block`` set wins and later handlers are
   not called; a handler that raises blocks the tool (fail-closed).
@@ -30,32 +31,87 @@ the run goes on as if that handler had returned nothing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 if TYPE_CHECKING:
     from omp.api import OmpAPI
     from omp.context import HandlerContext
     from omp.events import (
         AfterProviderResponseEvent,
+        AgentEndEvent,
+        AgentStartEvent,
+        AutoCompactionEndEvent,
+        AutoCompactionStartEvent,
+        AutoRetryEndEvent,
+        AutoRetryStartEvent,
+        BeforeAgentStartEvent,
         BeforeProviderRequestEvent,
+        ContextEvent,
         CredentialDisabledEvent,
+        InputEvent,
+        MessageEndEvent,
+        MessageStartEvent,
+        MessageUpdateEvent,
         ModelSelectEvent,
         ResourcesDiscoverEvent,
         RetryFallbackAppliedEvent,
         RetryFallbackSucceededEvent,
+        SearchEvent,
+        SessionBeforeBranchEvent,
+        SessionBeforeCompactEvent,
         SessionBeforeForkEvent,
+        SessionBeforeSwitchEvent,
+        SessionBeforeTreeEvent,
+        SessionBranchEvent,
+        SessionCompactEvent,
+        SessionCompactingEvent,
         SessionForkEvent,
+        SessionShutdownEvent,
+        SessionStartEvent,
         SessionStopEvent,
+        SessionSwitchEvent,
+        SessionTreeEvent,
         ThinkingLevelSelectEvent,
         ToolApprovalRequestedEvent,
         ToolApprovalResolvedEvent,
+        ToolCallEvent,
+        ToolExecutionEndEvent,
+        ToolExecutionStartEvent,
+        ToolExecutionUpdateEvent,
+        ToolResultEvent,
+        TurnEndEvent,
+        TurnStartEvent,
         UserBashEvent,
         UserPythonEvent,
     )
 
 hookspec = pluggy.HookspecMarker("omp")
+
+RULES = ("observer", "first_block", "chain", "first_cancel", "first_result")
+
+
+def combine(rule: str) -> Callable[[F], F]:
+    """Declare how the results of an event hook's implementations combine (one of
+    ``RULES``, described in this module's docstring); ``omp.dispatch`` reads it."""
+    if rule not in RULES:
+        raise ValueError(f"unknown combination rule {rule!r}")
+
+    def mark(spec: F) -> F:
+        spec.omp_rule = rule  # type: ignore[attr-defined]
+        return spec
+
+    return mark
+
+
+def rule_of(spec: Callable[..., Any]) -> str:
+    """The combination rule a hook spec declares (observer when it declares none)."""
+    return getattr(spec, "omp_rule", "observer")
+
 
 # -- registration hooks -------------------------------------------------------------
 
@@ -167,7 +223,8 @@ def omp_register_renderers(api: OmpAPI) -> list[Any] | None:
 
 
 @hookspec
-def omp_session_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_session_start(event: SessionStartEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """A session is ready: loaded or created, before the first prompt.
 
     When: once per session, after plugins load and the session file is open (reason
@@ -176,13 +233,16 @@ def omp_session_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
     is then the new session's (empty): rebuild plugin state here.
     Args: ``event`` (SessionStartEvent: reason, previous_session_file), ``ctx``,
     ``api`` (actions now work).
-    Returns: ignored. Combination: observer; every handler runs.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
-def omp_session_before_switch(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+@combine("first_cancel")
+def omp_session_before_switch(
+    event: SessionBeforeSwitchEvent, ctx: HandlerContext, api: OmpAPI
+) -> Any:
     """A switch to another session (new, resume, fork) is about to happen.
 
     When: before the current session is left: ``ctx.new_session()`` (reason ``new``),
@@ -191,47 +251,53 @@ def omp_session_before_switch(event: Any, ctx: HandlerContext, api: OmpAPI) -> A
     Args: ``event`` (SessionBeforeSwitchEvent: reason, target_session_file - the file
     to resume, else None).
     Returns: ``{"cancel": True}`` to stop the switch, or None.
-    Combination: first_cancel; the first cancel wins, later handlers are skipped.
+    Combination: the first cancel wins, later handlers are skipped.
     Raising: reported as ``extension_error``; treated as no result.
     """
 
 
 @hookspec
-def omp_session_switch(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_session_switch(event: SessionSwitchEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """The session was switched.
 
     When: after a new, resumed or forked session became current (after its
     session_start and any model_select / thinking_level_select it restored).
     Args: ``event`` (SessionSwitchEvent: reason, previous_session_file - None when the
     previous session was in memory).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
-def omp_session_before_branch(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+@combine("first_cancel")
+def omp_session_before_branch(
+    event: SessionBeforeBranchEvent, ctx: HandlerContext, api: OmpAPI
+) -> Any:
     """The session is about to branch from an earlier entry.
 
     When: before the leaf moves.
     Args: ``event`` (SessionBeforeBranchEvent: entry_id).
     Returns: ``{"cancel": True}`` or ``{"skip_conversation_restore": True}``, or None.
-    Combination: first_cancel; the first cancel wins.
+    Combination: the first cancel wins.
     Raising: reported as ``extension_error``; treated as no result.
     """
 
 
 @hookspec
-def omp_session_branch(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_session_branch(event: SessionBranchEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """The session branched; the conversation was rebuilt from the new leaf.
 
     When: after the leaf moved. Args: ``event`` (SessionBranchEvent).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
+@combine("first_cancel")
 def omp_session_before_fork(event: SessionBeforeForkEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """The session is about to be forked into a new session file.
 
@@ -240,58 +306,65 @@ def omp_session_before_fork(event: SessionBeforeForkEvent, ctx: HandlerContext, 
     Args: ``event`` (SessionBeforeForkEvent: entry_id, position - ``before``: the new
     session ends before the entry; ``at``: it ends with it).
     Returns: ``{"cancel": True}`` to stop the fork, or None.
-    Combination: first_cancel; the first cancel wins, later handlers are skipped.
+    Combination: the first cancel wins, later handlers are skipped.
     Raising: reported as ``extension_error``; treated as no result.
     """
 
 
 @hookspec
+@combine("observer")
 def omp_session_fork(event: SessionForkEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """The session was forked: the new file (its header's ``parentSession`` names the
     old one) is now current.
 
     When: after the fork's session_switch.
     Args: ``event`` (SessionForkEvent: previous_session_file, entry_id, position).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
-def omp_session_before_compact(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+@combine("first_cancel")
+def omp_session_before_compact(
+    event: SessionBeforeCompactEvent, ctx: HandlerContext, api: OmpAPI
+) -> Any:
     """Compaction is about to summarise older context.
 
     When: before a manual or automatic compaction.
     Args: ``event`` (SessionBeforeCompactEvent: branch_entries, custom_instructions).
     Returns: ``{"cancel": True}``, or ``{"compaction": {...}}`` to supply the summary.
-    Combination: first_cancel; the first cancel or custom compaction wins.
+    Combination: the first cancel or custom compaction wins.
     Raising: reported as ``extension_error``; treated as no result.
     """
 
 
 @hookspec
-def omp_session_compacting(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_session_compacting(event: SessionCompactingEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """Compaction is running with the messages it will summarise.
 
     When: after session_before_compact allowed it, before the summary request.
     Args: ``event`` (SessionCompactingEvent: session_id, messages).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
-def omp_session_compact(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_session_compact(event: SessionCompactEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """A compaction entry was written.
 
     When: after compaction. Args: ``event`` (SessionCompactEvent).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
-def omp_session_before_tree(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+@combine("first_cancel")
+def omp_session_before_tree(event: SessionBeforeTreeEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """Navigation to another point of the session tree is about to happen.
 
     When: on ``ctx.navigate_tree(target_id, summarize=...)`` (omp's ``/tree``), before
@@ -302,24 +375,26 @@ def omp_session_before_tree(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any
     Returns: ``{"cancel": True}``, or ``{"summary": {"summary": "..."}}`` to record a
     summary of the abandoned branch (a ``branch_summary`` entry the model then sees),
     or None (omp writes no summary of its own).
-    Combination: first_cancel; the first cancel or summary wins.
+    Combination: the first cancel or summary wins.
     Raising: reported as ``extension_error``; treated as no result.
     """
 
 
 @hookspec
-def omp_session_tree(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_session_tree(event: SessionTreeEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """The session navigated its tree; the conversation was rebuilt from the new leaf.
 
     When: after the leaf moved. Args: ``event`` (SessionTreeEvent: new_leaf_id,
     old_leaf_id, summary_entry - the branch_summary entry written, if any - and
     from_extension).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
+@combine("chain")
 def omp_session_stop(event: SessionStopEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """The agent is about to stop: the model answered without calling a tool and no
     steering or follow-up message waits.
@@ -332,21 +407,22 @@ def omp_session_stop(event: SessionStopEvent, ctx: HandlerContext, api: OmpAPI) 
     "block", "reason": "..."}`` (``{"block": True, ...}`` also works) to make the agent
     go on, with that text as a message to the model; None lets it stop. At most 8
     consecutive continuations per prompt; then the agent stops anyway with a notice.
-    Combination: chain; the first result that continues or blocks wins and later
+    Combination: the first result that continues or blocks wins and later
     handlers are not called.
     Raising: reported as ``extension_error``; treated as no result.
     """
 
 
 @hookspec
-def omp_session_shutdown(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_session_shutdown(event: SessionShutdownEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """The session is closing (end of a print run, exit of the interactive mode), or
     being replaced by a new, resumed or forked one.
 
     When: once, last (reason ``quit``); and before a session_start that replaces the
     session (reason ``new``, ``resume`` or ``fork``). Args: ``event``
     (SessionShutdownEvent: reason, target_session_file).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; shutdown goes on.
     """
 
@@ -355,21 +431,23 @@ def omp_session_shutdown(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
 
 
 @hookspec
-def omp_input(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+@combine("chain")
+def omp_input(event: InputEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """User input arrived, before commands are matched or the agent runs.
 
     When: for every prompt typed, piped, sent over RPC or by a plugin.
     Args: ``event`` (InputEvent: text, images, source).
     Returns: ``{"text": ...}`` to rewrite the input, ``{"handled": True}`` to consume it
     (nothing runs), or None.
-    Combination: chain; each handler sees the text as rewritten so far; the first
+    Combination: each handler sees the text as rewritten so far; the first
     ``handled`` stops the chain.
     Raising: reported as ``extension_error``; the input goes on unchanged.
     """
 
 
 @hookspec
-def omp_before_agent_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+@combine("chain")
+def omp_before_agent_start(event: BeforeAgentStartEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """A prompt is about to start the agent.
 
     When: after input handling, before agent_start.
@@ -377,101 +455,110 @@ def omp_before_agent_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
     sections).
     Returns: ``{"system_prompt": [...]}`` to replace the sections for this prompt,
     ``{"message": {custom message}}`` to add a message before the prompt, or None.
-    Combination: chain; each handler sees the sections as changed so far; messages
+    Combination: each handler sees the sections as changed so far; messages
     from all handlers are added in order.
     Raising: reported as ``extension_error``; the prompt goes on.
     """
 
 
 @hookspec
-def omp_agent_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_agent_start(event: AgentStartEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """The agent started working on a prompt.
 
     When: once per prompt, before the first turn. Args: ``event`` (AgentStartEvent).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
-def omp_agent_end(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_agent_end(event: AgentEndEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """The agent finished a prompt (the model stopped, errored or was aborted).
 
     When: once per prompt, last. Args: ``event`` (AgentEndEvent: messages).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
-def omp_turn_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_turn_start(event: TurnStartEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """A turn (one model call and its tool calls) starts.
 
     When: before each model request of a prompt; there may be many per prompt.
     Args: ``event`` (TurnStartEvent: turn_index, timestamp).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
-def omp_turn_end(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_turn_end(event: TurnEndEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """A turn ended.
 
     When: after the assistant message and all its tool results.
     Args: ``event`` (TurnEndEvent: turn_index, message, tool_results).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
-def omp_context(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+@combine("chain")
+def omp_context(event: ContextEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """The messages of one provider request, before they are sent.
 
     When: before every model request. Changes apply to that request only and are not
     written to the session.
     Args: ``event`` (ContextEvent: messages).
     Returns: ``{"messages": [...]}`` to replace the list, or None.
-    Combination: chain; each handler sees the list as changed so far.
+    Combination: each handler sees the list as changed so far.
     Raising: reported as ``extension_error``; the request goes on.
     """
 
 
 @hookspec
-def omp_message_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_message_start(event: MessageStartEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """A message (user, assistant, tool result, custom) starts.
 
     When: as the message enters the conversation; assistant messages then stream.
     Args: ``event`` (MessageStartEvent: message).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
-def omp_message_update(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_message_update(event: MessageUpdateEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """An assistant message streamed a piece (text, thinking or tool-call delta).
 
     When: for every normalized provider event between start and done.
     Args: ``event`` (MessageUpdateEvent: message, assistant_message_event).
-    Returns: ignored. Combination: observer. Keep it fast: it runs per delta.
+    Returns: ignored. Combination: every handler runs. Keep it fast: it runs per delta.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
-def omp_message_end(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_message_end(event: MessageEndEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """A message is complete and has been written to the session.
 
     When: once per message. Args: ``event`` (MessageEndEvent: message).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
-def omp_tool_call(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+@combine("first_block")
+def omp_tool_call(event: ToolCallEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """The model called a tool; the call is about to run.
 
     When: after the arguments validated, before execute().
@@ -480,13 +567,14 @@ def omp_tool_call(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
     reason as the tool's error result), ``{"input": {...}}`` to revise the arguments
     (revalidated), ``{"ask": True, "reason": "..."}`` to have the user approve the
     call first (see omp_tool_approval_requested), or None.
-    Combination: first_block; the first block wins and later handlers are skipped; an
+    Combination: the first block wins and later handlers are skipped; an
     ask is kept (with the first asker's reason) while later handlers still run.
     Raising: fail-closed - the tool is blocked with the error as the reason.
     """
 
 
 @hookspec
+@combine("observer")
 def omp_tool_approval_requested(
     event: ToolApprovalRequestedEvent, ctx: HandlerContext, api: OmpAPI
 ) -> None:
@@ -499,12 +587,13 @@ def omp_tool_approval_requested(
     no UI the call is denied, and in ``yolo`` mode it is approved without asking.
     Args: ``event`` (ToolApprovalRequestedEvent: session_id, tool_call_id, tool_name,
     reason - the asking handler's, else None - and approval_mode).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the approval goes on.
     """
 
 
 @hookspec
+@combine("observer")
 def omp_tool_approval_resolved(
     event: ToolApprovalResolvedEvent, ctx: HandlerContext, api: OmpAPI
 ) -> None:
@@ -514,54 +603,62 @@ def omp_tool_approval_resolved(
     When: right after the decision, before the call runs.
     Args: ``event`` (ToolApprovalResolvedEvent: session_id, tool_call_id, tool_name,
     approved, reason - how it was decided).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the decision stands.
     """
 
 
 @hookspec
-def omp_tool_result(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+@combine("chain")
+def omp_tool_result(event: ToolResultEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """A tool produced its result (also for errors and blocks).
 
     When: after execute() returned and its result was coerced, before it is recorded.
     Args: ``event`` (ToolResultEvent: tool_call_id, tool_name, input, content,
     details, is_error).
     Returns: a partial patch ``{"content"?, "details"?, "is_error"?}``, or None.
-    Combination: chain; each handler sees the result as patched so far; omitted
+    Combination: each handler sees the result as patched so far; omitted
     fields keep their value.
     Raising: reported as ``extension_error``; the result goes on unchanged.
     """
 
 
 @hookspec
-def omp_tool_execution_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_tool_execution_start(
+    event: ToolExecutionStartEvent, ctx: HandlerContext, api: OmpAPI
+) -> None:
     """A tool call started executing.
 
     When: before tool_call handlers run for it.
     Args: ``event`` (ToolExecutionStartEvent: tool_call_id, tool_name, args).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
-def omp_tool_execution_update(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_tool_execution_update(
+    event: ToolExecutionUpdateEvent, ctx: HandlerContext, api: OmpAPI
+) -> None:
     """A running tool reported partial output through on_update.
 
     When: as often as the tool reports.
     Args: ``event`` (ToolExecutionUpdateEvent: partial_result).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
-def omp_tool_execution_end(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_tool_execution_end(event: ToolExecutionEndEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """A tool call finished (success, error, block, skip or abort).
 
     When: once per tool call, after tool_result handlers.
     Args: ``event`` (ToolExecutionEndEvent: result, is_error).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
@@ -570,6 +667,7 @@ def omp_tool_execution_end(event: Any, ctx: HandlerContext, api: OmpAPI) -> None
 
 
 @hookspec
+@combine("observer")
 def omp_model_select(event: ModelSelectEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """The session's model changed.
 
@@ -578,12 +676,13 @@ def omp_model_select(event: ModelSelectEvent, ctx: HandlerContext, api: OmpAPI) 
     switched-to session restores the model it was using (source ``restore``).
     Args: ``event`` (ModelSelectEvent: model and previous_model as
     ``omp.providers.Model``, previous_model None on restore; source).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
+@combine("observer")
 def omp_thinking_level_select(
     event: ThinkingLevelSelectEvent, ctx: HandlerContext, api: OmpAPI
 ) -> None:
@@ -592,7 +691,7 @@ def omp_thinking_level_select(
     When: after ``api.set_thinking_level`` (source ``set``), and when a resumed or
     switched-to session restores its recorded level (source ``restore``).
     Args: ``event`` (ThinkingLevelSelectEvent: level, previous_level, source).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
@@ -601,6 +700,7 @@ def omp_thinking_level_select(
 
 
 @hookspec
+@combine("chain")
 def omp_before_provider_request(
     event: BeforeProviderRequestEvent, ctx: HandlerContext, api: OmpAPI
 ) -> Any:
@@ -614,12 +714,13 @@ def omp_before_provider_request(
     Returns: ``{"patch": {...}}`` to set top-level keys (a None value removes the key),
     ``{"payload": ...}`` or any other value to replace the body, or None to keep it.
     Changes reach this request only; ``ctx.get_system_prompt()`` does not see them.
-    Combination: chain; each handler sees the payload as changed so far.
+    Combination: each handler sees the payload as changed so far.
     Raising: reported as ``extension_error``; the payload stays as it was.
     """
 
 
 @hookspec
+@combine("observer")
 def omp_after_provider_response(
     event: AfterProviderResponseEvent, ctx: HandlerContext, api: OmpAPI
 ) -> None:
@@ -628,12 +729,13 @@ def omp_after_provider_response(
     When: once per request attempt, for success and error statuses alike.
     Args: ``event`` (AfterProviderResponseEvent: status, headers with lower-case names
     and credentials redacted, model).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the response is read as usual.
     """
 
 
 @hookspec
+@combine("observer")
 def omp_credential_disabled(
     event: CredentialDisabledEvent, ctx: HandlerContext, api: OmpAPI
 ) -> None:
@@ -644,12 +746,13 @@ def omp_credential_disabled(
     count as unavailable (a fallback chain moves on).
     Args: ``event`` (CredentialDisabledEvent: provider, disabled_cause - the
     provider's explanation, secrets redacted).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
+@combine("first_result")
 def omp_user_bash(event: UserBashEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """The user typed a shell command as a prompt: ``!cmd`` (its output joins the
     conversation as a bashExecution message) or ``!!cmd`` (shown, kept out of the
@@ -661,12 +764,13 @@ def omp_user_bash(event: UserBashEvent, ctx: HandlerContext, api: OmpAPI) -> Any
     Returns: ``{"result": {...}}`` to run it yourself (a remote shell, say): an
     ``api.exec`` result or a dict with ``stdout``, ``stderr``, ``code``, ``killed``
     (or ``output``, ``exit_code``, ``cancelled``); or None to run it locally.
-    Combination: first_result; the first result wins.
+    Combination: the first result wins.
     Raising: reported as ``extension_error``; treated as no result.
     """
 
 
 @hookspec
+@combine("first_result")
 def omp_user_python(event: UserPythonEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """The user typed Python as a prompt: ``$code`` (a pythonExecution message joins the
     conversation) or ``$$code`` (shown, kept out of the model's context).
@@ -677,13 +781,14 @@ def omp_user_python(event: UserPythonEvent, ctx: HandlerContext, api: OmpAPI) ->
     and cwd).
     Returns: ``{"result": {...}}`` to run it yourself (a kernel, say), in the shapes
     omp_user_bash accepts; or None to run it with python3.
-    Combination: first_result; the first result wins.
+    Combination: the first result wins.
     Raising: reported as ``extension_error``; treated as no result.
     """
 
 
 @hookspec
-def omp_search(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
+@combine("first_result")
+def omp_search(event: SearchEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """A tool needs a grep or find search (``ctx.search``).
 
     When: each time grep or find (or another tool) searches files.
@@ -691,7 +796,7 @@ def omp_search(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
     them, cwd).
     Returns: ``{"result": ...}`` - the backend's answer in the shape the calling tool
     documents - or None to leave the search to the next backend.
-    Combination: first_result; the first backend that answers wins, so a faster one
+    Combination: the first backend that answers wins, so a faster one
     (the natives plugin) takes over by registering ``tryfirst`` and the pure-Python
     backend sits ``trylast``.
     Raising: reported as ``extension_error``; treated as no result.
@@ -699,47 +804,56 @@ def omp_search(event: Any, ctx: HandlerContext, api: OmpAPI) -> Any:
 
 
 @hookspec
-def omp_auto_compaction_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_auto_compaction_start(
+    event: AutoCompactionStartEvent, ctx: HandlerContext, api: OmpAPI
+) -> None:
     """Automatic compaction started.
 
     When: the context crossed its threshold or overflowed.
     Args: ``event`` (AutoCompactionStartEvent: reason).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
-def omp_auto_compaction_end(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_auto_compaction_end(
+    event: AutoCompactionEndEvent, ctx: HandlerContext, api: OmpAPI
+) -> None:
     """Automatic compaction ended.
 
     When: after it succeeded, failed or was aborted. Args: ``event``
-    (AutoCompactionEndEvent). Returns: ignored. Combination: observer.
+    (AutoCompactionEndEvent). Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
-def omp_auto_retry_start(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_auto_retry_start(event: AutoRetryStartEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """A failed provider request is about to be retried.
 
     When: before the backoff delay. Args: ``event`` (AutoRetryStartEvent: attempt,
-    max_attempts, delay_ms, error_message). Returns: ignored. Combination: observer.
+    max_attempts, delay_ms, error_message). Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the retry goes on.
     """
 
 
 @hookspec
-def omp_auto_retry_end(event: Any, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("observer")
+def omp_auto_retry_end(event: AutoRetryEndEvent, ctx: HandlerContext, api: OmpAPI) -> None:
     """Retrying ended, successfully or not.
 
     When: after the last attempt. Args: ``event`` (AutoRetryEndEvent: success,
-    attempt, final_error). Returns: ignored. Combination: observer.
+    attempt, final_error). Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
+@combine("observer")
 def omp_retry_fallback_applied(
     event: RetryFallbackAppliedEvent, ctx: HandlerContext, api: OmpAPI
 ) -> None:
@@ -753,12 +867,13 @@ def omp_retry_fallback_applied(
     primary model again. Also sent to subscribers, with a warning notice.
     Args: ``event`` (RetryFallbackAppliedEvent: ``from_`` - ``from`` on the wire -
     to, role).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the fallback goes on.
     """
 
 
 @hookspec
+@combine("observer")
 def omp_retry_fallback_succeeded(
     event: RetryFallbackSucceededEvent, ctx: HandlerContext, api: OmpAPI
 ) -> None:
@@ -766,12 +881,13 @@ def omp_retry_fallback_succeeded(
 
     When: after the first successful response of a fallback model in a prompt.
     Args: ``event`` (RetryFallbackSucceededEvent: model, role).
-    Returns: ignored. Combination: observer.
+    Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
     """
 
 
 @hookspec
+@combine("chain")
 def omp_resources_discover(event: ResourcesDiscoverEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """Resources (skills, prompt templates, themes) are being discovered.
 
@@ -784,6 +900,6 @@ def omp_resources_discover(event: ResourcesDiscoverEvent, ctx: HandlerContext, a
     (``.md`` files) become slash commands named after the file; skills (folders with
     a ``SKILL.md``) become ``/skill:<name>`` commands and are listed in the system
     prompt; theme paths are kept for interactive modes (see ``omp.resources``).
-    Combination: chain; each handler sees the paths found so far and adds its own.
+    Combination: each handler sees the paths found so far and adds its own.
     Raising: reported as ``extension_error``; discovery goes on.
     """

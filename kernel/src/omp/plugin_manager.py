@@ -107,7 +107,9 @@ def trace_hook_calls(pm: pluggy.PluginManager, write: Any = None) -> Any:
         (write or (lambda line: print(line, file=sys.stderr)))(f"[omp trace] {text}")
 
     def before(hook_name: str, impls: list[Any], kwargs: dict[str, Any]) -> None:
-        say(f"{hook_name} <- {', '.join(i.plugin_name for i in impls) or 'no handlers'}")
+        names = ", ".join(i.plugin_name for i in impls) or "no handlers"
+        outside = "event" in kwargs and kwargs.get("ctx") is None
+        say(f"{hook_name} <- {names}{' (outside a session)' if outside else ''}")
 
     def after(outcome: Any, hook_name: str, impls: list[Any], kwargs: dict[str, Any]) -> None:
         if outcome.exception is not None:
