@@ -52,7 +52,11 @@ def _copy_model(model: BaseModel, kind: type, plan: tuple[str, ...] | None) -> B
     _set(clone, "__dict__", fields)
     _set(clone, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
     extra = model.__pydantic_extra__
-    _set(clone, "__pydantic_extra__", None if extra is None else deep_copy(extra))
+    _set(
+        clone,
+        "__pydantic_extra__",
+        (deep_copy(extra) if extra else {}) if extra is not None else None,
+    )
     private = model.__pydantic_private__
     _set(clone, "__pydantic_private__", None if private is None else deep_copy(private))
     return clone
