@@ -35,3 +35,38 @@ def test_a_returned_message_list_applies_to_that_request_only(make_session, omp_
     omp_harness.run(session, "first", "second")
     assert len(provider.requests[1].messages) == 1
     assert len(session.agent.messages) == 4
+
+
+def test_messages_are_copied_only_when_a_handler_reads_them():
+    from omp.copying import CopyOnRead
+    from omp.messages import UserMessage
+
+    originals = [UserMessage(content=f"m{n}") for n in range(5)]
+    view = CopyOnRead(originals)
+    last = view[-1]
+    assert last is not originals[-1] and last.content == "m4"
+    settled = view.settled()
+    assert settled[0] is originals[0] and settled[-1] is last
+    view.insert(0, UserMessage(content="new"))
+    assert [m.content for m in view] == ["new", "m0", "m1", "m2", "m3", "m4"]
+    assert all(a is not b for a, b in zip(view.settled()[1:], originals, strict=True))
+    view[1].content = "changed"
+    assert originals[0].content == "m0"
+
+
+def test_a_handler_that_only_counts_messages_copies_none(make_session, omp_harness, monkeypatch):
+    import omp.copying
+
+    copies = []
+    real = omp.copying.deep_copy
+    monkeypatch.setattr(omp.copying, "deep_copy", lambda v: copies.append(v) or real(v))
+
+    class Counter:
+        @omp.hookimpl
+        def omp_context(self, event):
+            assert len(event.messages) >= 1
+
+    session, provider = make_session([{"text": "one"}], plugins=[Counter()])
+    omp_harness.run(session, "hello")
+    assert copies == []
+    assert provider.requests[0].messages[0].content == "hello"

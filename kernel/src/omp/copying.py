@@ -80,3 +80,72 @@ def _leaf(annotation: Any) -> bool:
     if origin in (Union, UnionType):
         return all(_leaf(arg) for arg in get_args(annotation))
     return False
+
+
+class CopyOnRead(list):  # type: ignore[type-arg]
+    """A list of models, each deep-copied the first time it is read.
+
+    What a ``context`` handler gets: it may read, change in place, reorder or replace
+    the messages, and nothing of that reaches the stored conversation, but a handler that
+    only looks at the last few messages (or at none) copies only those. Any change to the
+    list itself copies everything first, so indexes stay right.
+    """
+
+    __slots__ = ("_fresh",)
+
+    def __init__(self, originals: list[Any]) -> None:
+        super().__init__(originals)
+        self._fresh = bytearray(len(originals))
+        """1 where the item is already this list's own copy."""
+
+    def _item(self, index: int) -> Any:
+        fresh = self._fresh
+        if fresh is None or fresh[index]:
+            return list.__getitem__(self, index)
+        value = deep_copy(list.__getitem__(self, index))
+        list.__setitem__(self, index, value)
+        fresh[index] = 1
+        return value
+
+    def _own_all(self) -> None:
+        if self._fresh is not None:
+            for index in range(len(self)):
+                self._item(index)
+            self._fresh = None
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self._item(i) for i in range(*index.indices(len(self)))]
+        return self._item(range(len(self))[index])
+
+    def __iter__(self) -> Any:
+        for index in range(len(self)):
+            yield self._item(index)
+
+    def __reversed__(self) -> Any:
+        for index in range(len(self) - 1, -1, -1):
+            yield self._item(index)
+
+    def settled(self) -> list[Any]:
+        """A plain list for the request: the copies a handler read (and may have
+        changed), the originals where nothing was read."""
+        return [list.__getitem__(self, index) for index in range(len(self))]
+
+
+def _owning(name: str) -> Any:
+    method = getattr(list, name)
+
+    def change(self: CopyOnRead, *args: Any, **kwargs: Any) -> Any:
+        self._own_all()
+        return method(self, *args, **kwargs)
+
+    change.__name__ = name
+    return change
+
+
+for _name in (
+    "__setitem__", "__delitem__", "__iadd__", "__imul__", "__contains__", "__eq__",
+    "__ne__", "__add__", "__mul__", "__rmul__", "__repr__", "append", "extend", "insert",
+    "remove", "pop", "clear", "sort", "reverse", "index", "count", "copy",
+):  # fmt: skip
+    setattr(CopyOnRead, _name, _owning(_name))

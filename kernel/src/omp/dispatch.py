@@ -244,9 +244,9 @@ class HookDispatcher:
     ) -> Any:
         event = kwargs["event"]
         if hook_name == "omp_context":
-            from omp.copying import deep_copy
+            from omp.copying import CopyOnRead
 
-            start = event.model_copy(update={"messages": deep_copy(event.messages)})
+            start = event.model_copy(update={"messages": CopyOnRead(event.messages)})
         else:
             start = event.model_copy()
         outcome = ChainOutcome(start)
@@ -263,6 +263,9 @@ class HookDispatcher:
                 continue
             if outcome.handled:
                 break
+        messages = getattr(outcome.event, "messages", None)
+        if hook_name == "omp_context" and hasattr(messages, "settled"):
+            outcome.event.messages = messages.settled()
         return outcome
 
     # -- wrappers -------------------------------------------------------------------
