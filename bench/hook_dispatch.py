@@ -143,9 +143,8 @@ def main() -> int:
             ok = value < TARGETS_US[kind]
             misses += not ok
             label = {"none": "none", "sync": "20 def", "async": "20 async"}[kind]
-            print(
-                f"{label:<10} {hook:<16} {value:>9.2f} {TARGETS_US[kind]:>7.0f}  {'yes' if ok else 'NO'}"
-            )
+            verdict = "yes" if ok else "NO"
+            print(f"{label:<10} {hook:<16} {value:>9.2f} {TARGETS_US[kind]:>7.0f}  {verdict}")
     copy_ms = context_copy_ms(args.rounds)
     ok = copy_ms < CONTEXT_TARGET_MS
     misses += not ok

@@ -25,13 +25,15 @@ import os
 import random
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 import uuid
 from pathlib import Path
 from typing import Any
+
+from startup_and_turns import find_omp
+from startup_and_turns import run_once as measure_once
 
 TARGET_WALL = 1.0
 """seconds (issue 8, item 20)"""
@@ -218,28 +220,8 @@ def generate_session(path: Path, megabytes: float, cwd: str, seed: int = 8) -> i
 
 def run_once(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int, int, str]:
     """(wall seconds, peak RSS KiB, exit code, stdout + stderr) of one run."""
-    with tempfile.TemporaryFile() as out:
-        start = time.perf_counter()
-        proc = subprocess.Popen(
-            cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=out
-        )
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        return wall, usage.ru_maxrss, proc.returncode, out.read().decode("utf-8", "replace")
-
-
-def find_omp(explicit: str | None) -> Path:
-    if explicit:
-        return Path(explicit)
-    beside = Path(sys.executable).parent / "omp"
-    if beside.exists():
-        return beside
-    found = shutil.which("omp")
-    if not found:
-        sys.exit("bench: no omp executable found; pass --omp PATH")
-    return Path(found)
+    sample = measure_once(cmd, env, cwd)
+    return sample.wall, sample.maxrss, sample.code, sample.stdout + sample.stderr
 
 
 def main(argv: list[str] | None = None) -> int:
