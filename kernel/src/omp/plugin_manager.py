@@ -213,7 +213,32 @@ def load_entry_points(host: PluginHost, disabled: set[str], strict: bool) -> Non
             record.status = "disabled"
             host.records.append(record)
             continue
+        problem = kernel_mismatch(dist)
+        if problem:
+            record.status, record.error = "failed", problem
+            host.records.append(record)
+            if strict:
+                raise OmpError(f"plugin {record.name} ({record.source}): {problem}")
+            continue
         _load(host, record, ep.load, strict)
+
+
+def kernel_mismatch(dist: Any) -> str | None:
+    """Why a distribution's plugins must not load on this kernel (its requirement on
+    omp-kernel excludes the running version), or None."""
+    from omp import __version__
+    from omp.versions import KERNEL_DISTRIBUTION, requirement_on, satisfies
+
+    if dist is None:
+        return None
+    wanted = requirement_on(dist.requires or (), KERNEL_DISTRIBUTION)
+    if not wanted or satisfies(__version__, wanted):
+        return None
+    return (
+        f"built for {KERNEL_DISTRIBUTION}{wanted}, but this is {KERNEL_DISTRIBUTION} "
+        f"{__version__}; install a release of {dist.name} made for this kernel, or "
+        "disable it"
+    )
 
 
 def load_extension_file(host: PluginHost, path: Path, disabled: set[str], strict: bool) -> None:
