@@ -10,6 +10,11 @@ agent loop):
 * grep for a literal (``def __init__``) and for a regex (``class \\w+Error\\(``), each
   counting matching lines in every file (outputMode "count", so the whole tree is
   searched, as ``rg -c`` does);
+* grep for a regex with no literal to look for first (``[A-Z]{12}``: every file goes
+  through the regex engine), one with a word boundary (``\\bself\\.\\w+ = None\\b``:
+  RE2 on ASCII files, Python's ``re`` in the worker process on the others) and one
+  with a lookbehind (``(?<=def )__init__\\(``: Python's ``re`` in the worker for the
+  files an RE2 superset of it matches);
 * find ``**/*.py``.
 
 Where ``rg`` is on PATH the same queries run with ripgrep (``rg -c --hidden``,
@@ -38,6 +43,11 @@ from typing import Any
 MAX_FILE = 4 * 1024 * 1024
 LITERAL = "def __init__"
 REGEX = r"class \w+Error\("
+REGEXES = {
+    "grep regex, no literal": r"[A-Z]{12}",
+    "grep regex \\b": r"\bself\.\w+ = None\b",
+    "grep regex lookbehind": r"(?<=def )__init__\(",
+}
 
 
 def build_tree(dest: str, min_bytes: int) -> tuple[int, int, int]:
@@ -91,6 +101,7 @@ def ours(root: str, runs: int) -> dict[str, tuple[float, str]]:
     return {
         "grep literal": timed(grep(LITERAL), runs),
         "grep regex": timed(grep(REGEX), runs),
+        **{name: timed(grep(pattern), runs) for name, pattern in REGEXES.items()},
         "find **/*.py": timed(find, runs),
     }
 
@@ -111,6 +122,10 @@ def ripgrep(rg: str, root: str, runs: int, threads: list[str]) -> dict[str, tupl
     return {
         "grep literal": timed(count(["-c", "--hidden", "-F", LITERAL]), runs),
         "grep regex": timed(count(["-c", "--hidden", REGEX]), runs),
+        **{
+            name: timed(count(["-c", "--hidden", "--engine", "auto", pattern]), runs)
+            for name, pattern in REGEXES.items()
+        },
         "find **/*.py": timed(count(["--files", "--hidden", "-g", "*.py"]), runs),
     }
 

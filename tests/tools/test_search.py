@@ -472,7 +472,7 @@ def test_schemas_use_pi_names_and_stay_small() -> None:
 def test_plugin_module_is_cheap_to_import() -> None:
     code = (
         "import sys, omp_tool_search.plugin; "
-        "bad = [m for m in ('pydantic', 'pathspec', 'omp_tool_search.tools') "
+        "bad = [m for m in ('pydantic', 'pathspec', 'omp_tool_search.tools', 're2') "
         "if m in sys.modules]; sys.exit(1 if bad else 0)"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
@@ -482,7 +482,7 @@ def test_plugin_module_is_cheap_to_import() -> None:
 def test_aborting_the_run_stops_the_backend_walk(omp_harness, monkeypatch) -> None:
     stopped = threading.Event()
 
-    def slow_search(kind, params, cwd, stop):
+    def slow_search(kind, params, cwd, stop, regex_timeout=None):
         if stop.wait(10):
             stopped.set()
         return GrepAnswer(root=cwd)
@@ -506,7 +506,7 @@ def test_cancelling_the_hook_stops_the_walk(monkeypatch, tmp_path: Path) -> None
 
     stopped = threading.Event()
 
-    def slow_search(kind, params, cwd, stop):
+    def slow_search(kind, params, cwd, stop, regex_timeout=None):
         if stop.wait(10):
             stopped.set()
 
@@ -514,7 +514,7 @@ def test_cancelling_the_hook_stops_the_walk(monkeypatch, tmp_path: Path) -> None
 
     async def go() -> None:
         event = SearchEvent(kind="find", params={"pattern": "*"}, cwd=str(tmp_path))
-        task = asyncio.ensure_future(plugin.omp_search(event))
+        task = asyncio.ensure_future(plugin.omp_search(event, SimpleNamespace(settings=None)))
         await asyncio.sleep(0.1)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):

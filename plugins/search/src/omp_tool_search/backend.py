@@ -1,24 +1,29 @@
-"""The pure-Python search backend: ``search(kind, params, cwd, stop)``.
+"""The pure-Python search backend: ``search(kind, params, cwd, stop, regex_timeout)``.
 
 Answers are the shapes of ``omp_tool_search.answers``. Files are read whole in binary
 (at most 4 MiB, else skipped), a NUL byte in the first 8 KiB marks a binary file
-(skipped); text is decoded as UTF-8 (invalid bytes replaced) and searched with one
-compiled regex over the whole file, lines being recovered only around matches. A
-regex's longest required literal (or a literal pattern) is first looked for in the
-raw bytes, so most files are never decoded. ``stop`` (a threading.Event) ends the
-walk early.
+(skipped); text is UTF-8 (invalid bytes read as U+FFFD) and searched with one compiled
+regex over the whole file, lines being recovered only around matches. The regex has
+Python's syntax and meaning but runs on RE2 (linear time) wherever RE2 can say it; the
+rest runs on Python's ``re`` in a worker process (``engine``) that is killed when one
+file takes longer than ``regex_timeout`` seconds (setting ``search.regexTimeoutMs``),
+which makes the grep an error the model can act on. A regex's longest required
+literal (or a literal pattern) is first looked for in the raw bytes, so most files are
+never matched at all. ``stop`` (a threading.Event) ends the walk and kills the worker.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import sys
 import threading
 from typing import Any
 
 from omp.tools import resolve_path
 
 from omp_tool_search.answers import FindAnswer, GrepAnswer, GrepLine
+from omp_tool_search.engine import Matcher, RegexTimeout, Stopped, WorkerFailed
 from omp_tool_search.match import compile_glob, type_extensions
 from omp_tool_search.walk import DIR, FILE, walk
 
@@ -27,22 +32,48 @@ MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_EXPLICIT_FILE_BYTES = 64 * 1024 * 1024
 """A file named as ``path`` itself may be larger, up to this."""
 BINARY_SNIFF_BYTES = 8 * 1024
+DEFAULT_REGEX_TIMEOUT_MS = 5000
+"""Longest Python's regex engine may spend on one file (setting ``search.regexTimeoutMs``)."""
 
 
 class SearchError(Exception):
     """A search that cannot run; the message is for the model."""
 
 
-def search(kind: str, params: dict[str, Any], cwd: str, stop: threading.Event | None = None):
-    """Run a ``find`` or ``grep``; an answer with ``error`` set when it cannot run."""
+def search(
+    kind: str,
+    params: dict[str, Any],
+    cwd: str,
+    stop: threading.Event | None = None,
+    regex_timeout: float | None = None,
+):
+    """Run a ``find`` or ``grep``; an answer with ``error`` set when it cannot run.
+    ``regex_timeout``: seconds Python's regex engine may spend on one file (default
+    DEFAULT_REGEX_TIMEOUT_MS)."""
     try:
         if kind == "find":
             return find(params, cwd, stop)
         if kind == "grep":
-            return grep(params, cwd, stop)
+            return grep(params, cwd, stop, regex_timeout)
     except SearchError as exc:
-        return FindAnswer(error=str(exc)) if kind == "find" else GrepAnswer(error=str(exc))
+        return error_answer(kind, str(exc))
     raise ValueError(f"unknown search kind {kind!r}")
+
+
+def error_answer(kind: str, message: str) -> FindAnswer | GrepAnswer:
+    return FindAnswer(error=message) if kind == "find" else GrepAnswer(error=message)
+
+
+def regex_timeout(settings: Any) -> float:
+    """``search.regexTimeoutMs`` from settings (anything with ``get``), in seconds."""
+    value = settings.get("search.regexTimeoutMs") if settings is not None else None
+    if value is None:
+        return DEFAULT_REGEX_TIMEOUT_MS / 1000
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise SearchError(
+            f"search.regexTimeoutMs must be a positive number of milliseconds, got {value!r}"
+        )
+    return value / 1000
 
 
 def find(params: dict[str, Any], cwd: str, stop: threading.Event | None = None) -> FindAnswer:
@@ -105,12 +136,41 @@ def required_literal(regex: re.Pattern[str]) -> bytes | None:
     return best.encode("utf-8")
 
 
-def grep(params: dict[str, Any], cwd: str, stop: threading.Event | None = None) -> GrepAnswer:
+def grep(
+    params: dict[str, Any],
+    cwd: str,
+    stop: threading.Event | None = None,
+    regex_timeout: float | None = None,
+) -> GrepAnswer:
+    if regex_timeout is None:
+        regex_timeout = DEFAULT_REGEX_TIMEOUT_MS / 1000
     target = resolve_path(params.get("path") or ".", cwd)
     if not os.path.exists(target):
         raise SearchError(f"Path not found: {params.get('path')}")
     regex = compile_pattern(params)
-    run = _GrepRun(params, regex)
+    run = _GrepRun(params, regex, Matcher(regex, regex_timeout, stop))
+    try:
+        _grep(run, params, target, stop)
+    except RegexTimeout:
+        where = os.path.relpath(run.current, cwd)
+        where = run.current if where.startswith("..") else where
+        raise SearchError(
+            f"The regex {params.get('pattern')!r} timed out after {regex_timeout:g} s "
+            f"on {where}: Python's regex engine, which its backreference, lookaround or "
+            "atomic group needs, backtracks too much on it (as with nested repeats like "
+            "(a+)+). Use a simpler pattern without those, or literal=true to search for "
+            "plain text."
+        ) from None
+    except WorkerFailed as exc:
+        raise SearchError(f"The regex {params.get('pattern')!r} could not run: {exc}") from None
+    except Stopped:
+        pass
+    finally:
+        run.matcher.close()
+    return run.answer
+
+
+def _grep(run: _GrepRun, params: dict[str, Any], target: str, stop: threading.Event | None):
     if os.path.isdir(target):
         run.answer.root = target
         glob = params.get("glob")
@@ -141,7 +201,6 @@ def grep(params: dict[str, Any], cwd: str, stop: threading.Event | None = None) 
             raise SearchError(f"{params.get('path')} is a binary file; grep searches text.")
         if run.answer.skipped_large:
             raise SearchError(f"{params.get('path')} is larger than 64 MiB; grep skips it.")
-    return run.answer
 
 
 def type_names() -> str:
@@ -182,13 +241,15 @@ def read_file(path: str, max_bytes: int) -> bytes | None:
 class _GrepRun:
     """One grep: state shared by the files it searches."""
 
-    def __init__(self, params: dict[str, Any], regex: re.Pattern[str]) -> None:
-        self.regex = regex
+    def __init__(self, params: dict[str, Any], regex: re.Pattern[str], matcher: Matcher) -> None:
+        self.matcher = matcher
         self.mode = str(params.get("outputMode") or "content")
         self.context = max(0, int(params.get("context") or 0))
         self.limit = max(1, int(params.get("limit") or 100))
         self.needle = required_literal(regex)
         self.answer = GrepAnswer(mode=self.mode)
+        self.current = ""
+        """The path of the file being searched."""
 
     def search_file(self, path: str, rel: str, max_bytes: int) -> bool:
         """Search one file; True once the limit is passed (the search is over)."""
@@ -205,34 +266,13 @@ class _GrepRun:
         answer.files_searched += 1
         if self.needle is not None and self.needle not in data:
             return False
-        text = data.decode("utf-8", "replace")
-        search = self.regex.search
-        hits: list[tuple[int, int, int]] = []  # (line number, start, end) of each line
-        count = 0
-        line_no, counted_to, pos, size = 1, 0, 0, len(text)
-        while pos <= size:
-            m = search(text, pos)
-            if m is None:
-                break
-            start = text.rfind("\n", 0, m.start()) + 1
-            end = text.find("\n", m.start())
-            end = size if end < 0 else end
-            if m.end() > end and search(text, start, end) is None:
-                pos = end + 1  # the match ran over a line break; not a line match
-                continue
-            if self.mode == "content":
-                if answer.matches >= self.limit:
-                    answer.truncated = True
-                    break
-                line_no += text.count("\n", counted_to, start)
-                counted_to = start
-                hits.append((line_no, start, end))
-            answer.matches += 1
-            count += 1
-            if self.mode == "files":
-                break
-            pos = end + 1
-        if count == 0 and not answer.truncated:
+        self.current = path
+        left = self.limit - answer.matches if self.mode == "content" else sys.maxsize
+        text, hits, count, truncated = self.matcher.scan(data, self.mode, left)
+        answer.matches += count
+        if truncated:
+            answer.truncated = True
+        if count == 0 and not truncated:
             return False
         if self.mode != "content":
             if answer.files_matched >= self.limit:
@@ -250,17 +290,24 @@ class _GrepRun:
             self._add_lines(rel, text, hits)
         return answer.truncated
 
-    def _add_lines(self, rel: str, text: str, hits: list[tuple[int, int, int]]) -> None:
+    def _add_lines(self, rel: str, text: str | bytes, hits: list[tuple[int, int, int]]) -> None:
         out = self.answer.lines
         if self.context == 0:
-            out.extend(GrepLine(rel, n, text[s:e].removesuffix("\r")) for n, s, e in hits)
+            out.extend(GrepLine(rel, n, _line(text[s:e])) for n, s, e in hits)
             return
-        lines = text.split("\n")
-        if lines and lines[-1] == "" and text.endswith("\n"):
+        nl = b"\n" if isinstance(text, bytes) else "\n"
+        lines = text.split(nl)  # type: ignore[arg-type]
+        if lines and not lines[-1] and text.endswith(nl):  # type: ignore[arg-type]
             lines.pop()
         matched = {n for n, _, _ in hits}
         shown = set()
         for n in matched:
             shown.update(range(max(1, n - self.context), min(len(lines), n + self.context) + 1))
         for n in sorted(shown):
-            out.append(GrepLine(rel, n, lines[n - 1].removesuffix("\r"), n in matched))
+            out.append(GrepLine(rel, n, _line(lines[n - 1]), n in matched))
+
+
+def _line(text: str | bytes) -> str:
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    return text.removesuffix("\r")

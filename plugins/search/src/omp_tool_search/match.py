@@ -117,7 +117,30 @@ def compile_glob(glob: str) -> Callable[[str, str], bool]:
     while pattern.startswith("./"):
         pattern = pattern[2:]
     pattern = pattern.lstrip("/").rstrip("/") or "**"
-    regex = re.compile(glob_to_regex(pattern), re.DOTALL)
+    fullmatch = _fullmatcher(glob_to_regex(pattern))
     if "/" in pattern:
-        return lambda rel, name: regex.fullmatch(rel) is not None
-    return lambda rel, name: regex.fullmatch(name) is not None
+        return lambda rel, name: fullmatch(rel)
+    return lambda rel, name: fullmatch(name)
+
+
+def _fullmatcher(source: str) -> Callable[[str], bool]:
+    regex = re.compile(source, re.DOTALL)
+    fast = None
+    if source.count("*") > 2:
+        # Python's re takes time of the order of len(text) ** stars on a text that
+        # almost matches; RE2's is linear.
+        from omp_tool_search.engine import compile_re2
+        from omp_tool_search.translate import translate
+
+        fast = compile_re2(translate(source, re.DOTALL))
+    if fast is None:
+        return lambda text: regex.fullmatch(text) is not None
+
+    def fullmatch(text: str) -> bool:
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a name that is not UTF-8 (surrogate escapes)
+            return regex.fullmatch(text) is not None
+        return fast.fullmatch(data) is not None
+
+    return fullmatch

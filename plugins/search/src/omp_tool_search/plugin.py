@@ -2,8 +2,9 @@
 
 ``omp_register_tools`` adds find, grep and ls. ``omp_search`` is the pure-Python search
 backend: ``trylast``, so any other backend (natives, tryfirst) that answers wins. It
-runs the search in a worker thread; when the awaiting call is cancelled (the run was
-aborted) the walk is told to stop.
+runs the search in a worker thread, with the regex time limit of the setting
+``search.regexTimeoutMs``; when the awaiting call is cancelled (the run was aborted)
+the walk is told to stop, and a regex worker process is killed.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def omp_register_tools(api: Any) -> list[Any]:
 
 
 @omp.hookimpl(trylast=True)
-async def omp_search(event: Any) -> dict[str, Any] | None:
+async def omp_search(event: Any, ctx: Any) -> dict[str, Any] | None:
     if event.kind not in ("grep", "find"):
         return None
     import asyncio
@@ -30,10 +31,15 @@ async def omp_search(event: Any) -> dict[str, Any] | None:
 
     from omp_tool_search import backend
 
+    try:
+        settings = getattr(ctx, "settings", None)
+        timeout = backend.regex_timeout(settings) if event.kind == "grep" else None
+    except backend.SearchError as exc:
+        return {"result": backend.error_answer(event.kind, str(exc))}
     stop = threading.Event()
     try:
         answer = await asyncio.to_thread(
-            backend.search, event.kind, dict(event.params), event.cwd, stop
+            backend.search, event.kind, dict(event.params), event.cwd, stop, timeout
         )
     except asyncio.CancelledError:
         stop.set()

@@ -33,7 +33,12 @@ async def run_search(ctx: Any, kind: str, params: dict[str, Any], signal: Any) -
     else:
         from omp_tool_search import backend
 
-        work = asyncio.to_thread(backend.search, kind, params, tool_cwd(ctx), stop)
+        try:
+            settings = getattr(ctx, "settings", None)
+            timeout = backend.regex_timeout(settings) if kind == "grep" else None
+        except backend.SearchError as exc:
+            return backend.error_answer(kind, str(exc))
+        work = asyncio.to_thread(backend.search, kind, params, tool_cwd(ctx), stop, timeout)
     task = asyncio.ensure_future(work)
     waiter = asyncio.ensure_future(signal.wait()) if signal is not None else None
     try:
