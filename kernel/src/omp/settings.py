@@ -240,7 +240,12 @@ def save_user_setting(agent_directory: Path, key: str, value: Any) -> Path:
     Other keys in the file are kept; a malformed file is an error, never overwritten.
     Returns the file's path.
     """
-    path = user_settings_path(agent_directory)
+    return save_setting(user_settings_path(agent_directory), key, value)
+
+
+def save_setting(path: Path, key: str, value: Any) -> Path:
+    """Set ``key`` (dotted) in the settings file at ``path`` (user or project), atomically;
+    see ``save_user_setting``."""
     data = _read_settings_file(path) or {}
     parts = key.split(".")
     if not all(parts):
@@ -254,7 +259,44 @@ def save_user_setting(agent_directory: Path, key: str, value: Any) -> Path:
         node = child
     node[parts[-1]] = value
     _validate(data, f"the new value for {key}")
+    _write_settings_file(path, data)
+    return path
 
+
+def unset_setting(path: Path, key: str) -> bool:
+    """Remove ``key`` (dotted) from the settings file at ``path``, and the objects it
+    leaves empty; False when it was not set."""
+    data = _read_settings_file(path)
+    if data is None:
+        return False
+    parts = key.split(".")
+    trail: list[tuple[dict[str, Any], str]] = []
+    node: Any = data
+    for part in parts:
+        if not isinstance(node, dict) or part not in node:
+            return False
+        trail.append((node, part))
+        node = node[part]
+    for parent, part in reversed(trail):
+        del parent[part]
+        if parent or parent is data:
+            break
+    _write_settings_file(path, data)
+    return True
+
+
+def read_settings_file(path: Path) -> dict[str, Any] | None:
+    """The object in the settings file at ``path``; None when there is no file."""
+    return _read_settings_file(path)
+
+
+def environment_layers(env: Mapping[str, str] | None = None) -> list[tuple[str, dict[str, Any]]]:
+    """The settings the environment sets, one (variable, settings) pair per variable,
+    lowest precedence first."""
+    return _env_layers(os.environ if env is None else env)
+
+
+def _write_settings_file(path: Path, data: Mapping[str, Any]) -> None:
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -270,7 +312,6 @@ def save_user_setting(agent_directory: Path, key: str, value: Any) -> Path:
             raise
     except OSError as e:
         raise OmpError(f"cannot write settings file {path}: {e.strerror or e}") from e
-    return path
 
 
 def _read_settings_file(path: Path) -> dict[str, Any] | None:

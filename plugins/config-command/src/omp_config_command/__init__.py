@@ -1,0 +1,1 @@
+"""`omp config list|get|set|unset`: read and write settings, validated by the schema."""
