@@ -8,8 +8,9 @@ from typing import Any
 
 from omp.llm.driver import timeouts
 from omp.llm.errors import ProviderError
+from omp.llm.http import shared_client
 from omp.llm.sse import SseDecoder, iter_sse_sync, split_lines
-from omp.llm.transport import per_loop, stream_lines
+from omp.llm.transport import stream_lines
 from omp.providers import AssistantStream, Model
 
 from omp_provider_anthropic.convert import build_request
@@ -42,13 +43,7 @@ def request_headers(request: Any) -> dict[str, str]:
 
 def client() -> Any:
     """One shared httpx.AsyncClient per running event loop (the transport times it)."""
-    return per_loop("anthropic", _new_client)
-
-
-def _new_client() -> Any:
-    import httpx
-
-    return httpx.AsyncClient(timeout=None)
+    return shared_client("anthropic")
 
 
 class AnthropicWire:

@@ -8,8 +8,9 @@ from contextlib import aclosing
 from typing import Any
 
 from omp.llm.driver import timeouts
+from omp.llm.http import shared_client
 from omp.llm.sse import iter_sse, iter_sse_sync, split_lines
-from omp.llm.transport import per_loop, stream_lines
+from omp.llm.transport import stream_lines
 from omp.providers import AssistantStream, Model
 
 from omp_provider_google.convert import build_request
@@ -18,13 +19,7 @@ from omp_provider_google.parse import StreamParser
 
 def client() -> Any:
     """The shared httpx.AsyncClient of the running event loop."""
-    return per_loop("google", _new_client)
-
-
-def _new_client() -> Any:
-    import httpx
-
-    return httpx.AsyncClient(timeout=None)
+    return shared_client("google")
 
 
 def endpoint(request: Any) -> str:

@@ -13,8 +13,9 @@ from typing import Any
 
 from omp.llm.driver import timeouts
 from omp.llm.errors import ProviderError, redact
+from omp.llm.http import shared_client as _shared_client
 from omp.llm.sse import SseDecoder, iter_sse_sync, split_lines
-from omp.llm.transport import per_loop, stream_lines
+from omp.llm.transport import stream_lines
 from omp.providers import AssistantStream, Model
 
 from omp_provider_openai_completions.convert import build_request
@@ -23,13 +24,7 @@ from omp_provider_openai_completions.parse import StreamParser
 
 def shared_client() -> Any:
     """One httpx.AsyncClient per running event loop (a client cannot cross loops)."""
-    return per_loop("openai-completions", _new_client)
-
-
-def _new_client() -> Any:
-    import httpx
-
-    return httpx.AsyncClient(timeout=None)
+    return _shared_client("openai-completions")
 
 
 def request_headers(request: Any) -> dict[str, str]:

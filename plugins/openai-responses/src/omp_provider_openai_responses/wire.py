@@ -9,8 +9,9 @@ from typing import Any
 
 from omp.llm.driver import timeouts
 from omp.llm.errors import ProviderError
+from omp.llm.http import shared_client
 from omp.llm.sse import iter_sse
-from omp.llm.transport import per_loop, stream_lines
+from omp.llm.transport import stream_lines
 from omp.providers import AssistantStream
 
 from omp_provider_openai_responses.convert import build_request
@@ -19,18 +20,12 @@ from omp_provider_openai_responses.parse import StreamParser, decode_event, pars
 __all__ = ["WIRE", "ResponsesWire", "build_request", "parse_recorded"]
 
 
-def _new_client() -> Any:
-    import httpx
-
-    return httpx.AsyncClient(timeout=None)
-
-
 class ResponsesWire:
     api = "openai-responses"
 
     def client(self) -> Any:
         """One httpx.AsyncClient per running event loop (a client cannot cross loops)."""
-        return per_loop("openai-responses", _new_client)
+        return shared_client("openai-responses")
 
     def headers(self, request: Any) -> dict[str, str]:
         headers = {"content-type": "application/json", "accept": "text/event-stream"}
