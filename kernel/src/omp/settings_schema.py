@@ -101,6 +101,12 @@ _ENTRIES = [
     _s("disabledPlugins", "array", [], "plugins (entry-point names) not to load"),
     _s("disabled_plugins", "array", [], "the same as disabledPlugins (snake_case spelling)"),
     _s("extensions", "array", [], "single-file extensions to load (paths)"),
+    _s(
+        "plugins",
+        "array",
+        [],
+        "plugin specs a project shares (omp plugin add --project); omp plugin sync installs them",
+    ),
     _s("sessionDir", "string", None, "where session files are written", nullable=True),
     _s(
         TRUSTED_DIRECTORIES,

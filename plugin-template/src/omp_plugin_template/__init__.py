@@ -1,0 +1,1 @@
+"""omp-plugin-template: see plugin.py for the hooks."""

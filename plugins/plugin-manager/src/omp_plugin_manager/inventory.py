@@ -1,0 +1,132 @@
+"""Every plugin omp knows of in this environment, with what it contributes.
+
+Built from a loaded runtime (the one ``omp plugin`` runs with): the kernel's plugin
+records say what loaded and why not; one more pass over the registration hooks says who
+contributes which tool, command, flag, mode or provider, duplicates included, so a name
+two plugins claim is visible as a conflict instead of silently kept once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from omp.registry import collect_registrations
+
+from omp_plugin_manager.environment import Installed, builtin_names, installed
+
+KINDS = {
+    "tools": "omp_register_tools",
+    "commands": "omp_register_commands",
+    "flags": "omp_register_flags",
+    "modes": "omp_register_modes",
+    "providers": "omp_register_providers",
+    "subcommands": "omp_register_subcommands",
+}
+
+
+@dataclass
+class PluginInfo:
+    name: str
+    source: str
+    """built-in, entry point, editable, extension file or in process."""
+    distribution: str | None = None
+    version: str = ""
+    location: str | None = None
+    enabled: bool = True
+    status: str = "loaded"
+    error: str | None = None
+    hooks: list[str] = field(default_factory=list)
+    contributes: dict[str, list[str]] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Conflict:
+    kind: str
+    key: str
+    owners: list[str]
+
+    def describe(self) -> str:
+        return f"{self.kind[:-1]} {self.key!r} is claimed by {' and '.join(self.owners)}"
+
+
+@dataclass
+class Inventory:
+    plugins: list[PluginInfo]
+    conflicts: list[Conflict]
+    registration_problems: list[str]
+    dists: dict[str, Installed]
+
+    def find(self, name: str) -> PluginInfo | None:
+        return next((p for p in self.plugins if p.name == name), None)
+
+    def of_distribution(self, dist: str) -> list[PluginInfo]:
+        from omp_plugin_manager.environment import normal
+
+        return [p for p in self.plugins if p.distribution and normal(p.distribution) == dist]
+
+
+def _source(record: Any, dist: Installed | None, builtins: set[str]) -> tuple[str, str | None]:
+    from omp_plugin_manager.environment import normal
+
+    if record.source.startswith("extension "):
+        return "extension file", record.source.removeprefix("extension ")
+    if dist is None:
+        return ("entry point", None) if record.source.startswith("entry") else (record.source, None)
+    if normal(dist.name) in builtins:
+        return "built-in", dist.editable_path
+    if dist.editable_path:
+        return "editable", dist.editable_path
+    return "entry point", None
+
+
+def build_inventory(runtime: Any, disabled: set[str]) -> Inventory:
+    """What ``runtime`` loaded; ``disabled`` is the effective disabledPlugins of a
+    normal run in this directory."""
+    dists = installed()
+    builtins = builtin_names(dists)
+    owners = {plugin: d for d in dists.values() for plugin in d.plugin_names}
+    infos: list[PluginInfo] = []
+    for record in runtime.host.records:
+        dist = owners.get(record.name) if record.source.startswith("entry point") else None
+        source, location = _source(record, dist, builtins)
+        infos.append(
+            PluginInfo(
+                name=record.name,
+                source=source,
+                distribution=dist.name if dist else None,
+                version=record.version or (dist.version if dist else ""),
+                location=location,
+                enabled=record.name not in disabled and record.status != "disabled",
+                status=record.status,
+                error=record.error,
+                hooks=list(record.hooks),
+            )
+        )
+    by_name = {info.name: info for info in infos}
+    conflicts, problems = _contributions(runtime, by_name)
+    return Inventory(infos, conflicts, problems, dists)
+
+
+def _contributions(
+    runtime: Any, by_name: dict[str, PluginInfo]
+) -> tuple[list[Conflict], list[str]]:
+    problems: list[str] = []
+
+    def on_error(plugin: str, exc: BaseException) -> None:
+        problems.append(f"plugin {plugin} failed while registering: {exc}")
+
+    conflicts: list[Conflict] = []
+    for kind, hook in KINDS.items():
+        claimed: dict[str, list[str]] = {}
+        for plugin, item in collect_registrations(runtime.host.pm, hook, runtime.api, on_error):
+            key = str(getattr(item, "name", "?"))
+            claimed.setdefault(key, []).append(plugin)
+            info = by_name.get(plugin)
+            if info is not None:
+                info.contributes.setdefault(kind, []).append(key)
+        conflicts += [Conflict(kind, k, o) for k, o in sorted(claimed.items()) if len(o) > 1]
+    return conflicts, problems

@@ -1,0 +1,26 @@
+"""Entry module: only the hook, cheap to import (every ``omp`` run loads it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import omp
+
+
+def _run(args: list[str], runtime: Any) -> int:
+    from omp_plugin_manager.cli import run
+
+    return run(args, runtime)
+
+
+@omp.hookimpl
+def omp_register_subcommands(api: Any) -> list[Any]:
+    from omp.contrib import Subcommand
+
+    return [
+        Subcommand(
+            "plugin",
+            "add, remove, list, enable, disable, info, doctor, new and sync plugins",
+            _run,
+        )
+    ]

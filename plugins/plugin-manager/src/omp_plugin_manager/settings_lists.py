@@ -1,0 +1,63 @@
+"""The two settings lists the plugin commands keep: ``disabledPlugins`` and the
+project's ``plugins`` (SPECs a team shares; ``omp plugin sync`` installs them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from omp.errors import OmpError
+from omp.settings import (
+    load_settings,
+    project_settings_path,
+    read_settings_file,
+    save_setting,
+    user_settings_path,
+)
+
+DISABLED = "disabledPlugins"
+PROJECT_PLUGINS = "plugins"
+
+
+def settings_file(runtime: Any, project: bool) -> Path:
+    """The settings file a command writes: the user's or the project's."""
+    return project_settings_path(runtime.cwd) if project else user_settings_path(runtime.agent_dir)
+
+
+def read_list(path: Path, key: str) -> list[str]:
+    value = (read_settings_file(path) or {}).get(key)
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def add_to_list(path: Path, key: str, item: str) -> bool:
+    """Append ``item`` unless present; whether the file changed."""
+    current = read_list(path, key)
+    if item in current:
+        return False
+    save_setting(path, key, [*current, item])
+    return True
+
+
+def remove_from_list(path: Path, key: str, item: str) -> bool:
+    current = read_list(path, key)
+    if item not in current:
+        return False
+    save_setting(path, key, [v for v in current if v != item])
+    return True
+
+
+def effective_disabled(runtime: Any) -> set[str]:
+    """disabledPlugins as a normal run in this directory would apply it (the project's
+    list only when the directory is trusted)."""
+    settings = load_settings(runtime.cwd)
+    names = [*(settings.get("disabledPlugins") or []), *(settings.get("disabled_plugins") or [])]
+    return {str(n) for n in names}
+
+
+def project_settings(runtime: Any) -> dict[str, Any]:
+    """The project's settings file as written (trusted or not), for reports; {} when
+    it is missing or unreadable (a normal run reports that)."""
+    try:
+        return read_settings_file(project_settings_path(runtime.cwd)) or {}
+    except OmpError:
+        return {}
