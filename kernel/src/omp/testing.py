@@ -112,14 +112,21 @@ class Harness:
         extensions: Iterable[Path] = (),
         discover: bool = True,
     ) -> Any:
+        """A fresh runtime: the installed plugins (unless ``entry_points=False``) and
+        ``plugins`` (modules or objects with ``@omp.hookimpl`` methods). A plugin module
+        that is also installed through its entry point is registered once, so a plugin
+        project's tests pass both before and after ``pip install -e .``."""
         from omp.bootstrap import RUNTIME_KINDS, load_runtime
 
+        plugins = list(plugins)
+        if entry_points:
+            plugins = [p for p in plugins if not _installed_module(p)]
         runtime = load_runtime(
             cwd=self.cwd,
             extension_paths=list(extensions),
             discover_extensions=discover,
             entry_points=entry_points,
-            extra_plugins=list(plugins),
+            extra_plugins=plugins,
             kinds=RUNTIME_KINDS,
         )
         runtime.host.pm.check_pending()
@@ -185,6 +192,17 @@ class Harness:
             await session.wait_for_idle()
         await session.shutdown()
         return log
+
+
+def _installed_module(plugin: Any) -> bool:
+    """Whether ``plugin`` is a module an ``omp.plugins`` entry point already loads."""
+    import importlib.metadata
+    import types
+
+    if not isinstance(plugin, types.ModuleType):
+        return False
+    loaded = {ep.value.split(":")[0] for ep in importlib.metadata.entry_points(group="omp.plugins")}
+    return plugin.__name__ in loaded
 
 
 class ScriptedUI(EventUI):

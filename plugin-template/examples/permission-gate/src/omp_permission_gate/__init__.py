@@ -1,0 +1,1 @@
+"""An omp plugin that asks before the model runs ``rm -rf``."""
