@@ -126,6 +126,18 @@ class CopyOnRead(list):  # type: ignore[type-arg]
         for index in range(len(self) - 1, -1, -1):
             yield self._item(index)
 
+    def copied_indexes(self) -> list[int] | None:
+        """The indexes of the items read (and so copied) so far; None once the list
+        itself was changed (everything is a copy then)."""
+        fresh = self._fresh
+        if fresh is None:
+            return None
+        found, index = [], fresh.find(1)
+        while index != -1:
+            found.append(index)
+            index = fresh.find(1, index + 1)
+        return found
+
     def settled(self) -> list[Any]:
         """A plain list for the request: the copies a handler read (and may have
         changed), the originals where nothing was read."""

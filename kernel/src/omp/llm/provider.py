@@ -17,6 +17,7 @@ from omp.errors import OmpError
 from omp.llm.config import ProviderConfig, auth_file, key_source, resolve_key, resolve_value
 from omp.llm.driver import run_stream
 from omp.llm.errors import ProviderError
+from omp.llm.incremental import WireCache
 from omp.providers import AssistantStream, LlmContext, Model, Provider, StreamOptions
 
 _CREDENTIAL = re.compile(r"auth|key|token|secret|cookie|password", re.IGNORECASE)
@@ -72,6 +73,8 @@ class HttpProvider(Provider):
         self._local_checked: str | bool | None = False
         self.disabled_cause: str | None = None
         """Why the provider rejected its key; the key is not sent again."""
+        self.wire_cache = WireCache()
+        """The conversations converted so far, so each message is converted once."""
 
     def needs_key(self) -> bool:
         return not self.config.local and bool(self.config.api_key or self.config.key_env)

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from omp.llm.body import request_bytes
 from omp.llm.errors import ProviderError, http_error, redact, redact_headers, transport_error
 
 SETTLE_GRACE = 5.0
@@ -35,19 +36,22 @@ async def stream_lines(
     request, connecting included), ``idle_timeout`` every wait after it; either one
     ends the stream with a ProviderError saying which. Iterate it inside
     ``contextlib.aclosing`` (or from an attempt the driver closes) so the response is
-    released in the task that opened it. ``options`` (the request's StreamOptions)
-    may change the body (``on_payload``) and hear the response (``on_response``).
+    released in the task that opened it. ``body`` is a payload dict or an
+    ``omp.llm.body.PreparedBody`` (encoded reusing its cached parts); it is sent as
+    bytes. ``options`` (the request's StreamOptions) may change the body
+    (``on_payload``) and hear the response (``on_response``).
 
     ``settled`` says when the answer is finished but for trailing metadata (usage, an
     end marker): from then on each wait is at most ``SETTLE_GRACE`` seconds, and a
     timeout or a dropped connection ends the lines quietly - the parser completes the
     message - instead of failing a finished answer."""
     waited, limit = "first-event", first_timeout
-    if options is not None and options.on_payload is not None:
-        body = await options.on_payload(body)
+    content = await request_bytes(body, options)
+    if not any(name.lower() == "content-type" for name in headers):
+        headers = {**headers, "content-type": "application/json"}
     try:
         async with asyncio.timeout(first_timeout):
-            context = client.stream("POST", url, headers=headers, json=body)
+            context = client.stream("POST", url, headers=headers, content=content)
             response = await context.__aenter__()
         try:
             if options is not None and options.on_response is not None:

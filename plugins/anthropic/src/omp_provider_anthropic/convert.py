@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from omp.llm.body import PreparedBody
+from omp.llm.incremental import convert
 from omp.llm.usage import budget_tokens, thinking_value
 from omp.messages import (
     AssistantMessage,
@@ -39,6 +41,11 @@ def tool_id(call_id: str) -> str:
 
 def build_request(request: Any) -> dict[str, Any]:
     """The JSON body of one streamed ``POST /v1/messages``."""
+    return prepare_request(request).payload
+
+
+def prepare_request(request: Any) -> PreparedBody:
+    """The body with the encoded bytes of the turns earlier requests converted."""
     model: Model = request.model
     options = request.options
     caching = request.compat.get("cacheControl", True) is not False
@@ -50,9 +57,8 @@ def build_request(request: Any) -> dict[str, Any]:
     if request.context.system_prompt:
         system = {"type": "text", "text": request.context.system_prompt}
         body["system"] = [{**system, "cache_control": CACHE} if caching else system]
-    body["messages"] = convert_messages(request.context.messages, model)
-    if caching:
-        _mark_last_user(body["messages"])
+    turns = convert(request, request.context.messages, lambda: TurnFold(model, caching))
+    body["messages"] = turns.items
     if request.context.tools:
         body["tools"] = [
             {
@@ -74,7 +80,7 @@ def build_request(request: Any) -> dict[str, Any]:
             else:
                 body["max_tokens"] = budget + MIN_OUTPUT_TOKENS
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
-    return body
+    return turns.body(body, "messages")
 
 
 def thinking_budget(model: Model, level: str, settings: dict[str, Any]) -> int | None:
@@ -92,49 +98,106 @@ def thinking_budget(model: Model, level: str, settings: dict[str, Any]) -> int |
 
 
 def convert_messages(messages: list[Any], model: Model) -> list[dict[str, Any]]:
-    turns: list[dict[str, Any]] = []
-    sent_calls: set[str] = set()
-    pending: list[str] = []
-    answered: set[str] = set()
-
-    def add(role: str, blocks: list[dict[str, Any]]) -> None:
-        if not blocks:
-            return
-        if turns and turns[-1]["role"] == role:
-            turns[-1]["content"].extend(blocks)
-        else:
-            turns.append({"role": role, "content": blocks})
-
-    def close_pending() -> None:
-        # Anthropic rejects a tool_use without its tool_result in the next user turn.
-        missing = [call for call in pending if call not in answered]
-        answered.update(missing)
-        add("user", [_result_block(call, [_text(MISSING_RESULT)], True) for call in missing])
-        pending.clear()
-
+    """Strictly alternating turns (without prompt-caching markers)."""
+    fold = TurnFold(model, caching=False)
     for message in messages:
+        fold.add(message)
+    kept, tail = fold.end()
+    return fold.items[:kept] + tail
+
+
+class TurnFold:
+    """The messages as turns, one message at a time (``omp.llm.incremental.Fold``):
+    a turn is final once the other role speaks; tool results join the user turn after
+    their ``tool_use``, and a call left without one gets a placeholder result."""
+
+    def __init__(self, model: Model, caching: bool) -> None:
+        self.model, self.caching = model, caching
+        self.items: list[dict[str, Any]] = []
+        self.role: str | None = None
+        self.blocks: list[dict[str, Any]] = []
+        """The open turn."""
+        self.pending: list[str] = []
+        """The tool_use ids of the last assistant message."""
+        self.answered: set[str] = set()
+
+    def save(self) -> Any:
+        return self.role, tuple(self.blocks), tuple(self.pending), frozenset(self.answered)
+
+    def load(self, saved: Any) -> None:
+        role, blocks, pending, answered = saved
+        self.role, self.blocks = role, list(blocks)
+        self.pending, self.answered = list(pending), set(answered)
+
+    def add(self, message: Any) -> None:
         if isinstance(message, ToolResultMessage):
             call = tool_id(message.tool_call_id)
-            if call in sent_calls and call not in answered:
-                answered.add(call)
-                content = _user_blocks(message.content, model)
-                add("user", [_result_block(call, content, message.is_error)])
-            continue
-        close_pending()
+            if call in self.pending and call not in self.answered:
+                self.answered.add(call)
+                content = _user_blocks(message.content, self.model)
+                self._add("user", [_result_block(call, content, message.is_error)])
+            return
+        self._add("user", self._missing_results())
+        self.pending, self.answered = [], set()
         if isinstance(message, UserMessage | DeveloperMessage):
-            add("user", _user_blocks(message.content, model))
+            self._add("user", _user_blocks(message.content, self.model))
         elif isinstance(message, AssistantMessage):
-            blocks = _assistant_blocks(message, model)
-            calls = [b["id"] for b in blocks if b["type"] == "tool_use"]
-            sent_calls.update(calls)
-            pending.extend(calls)
-            add("assistant", blocks)
-    close_pending()
-    for turn in turns:
-        if turn["role"] == "user":
-            # tool_result blocks must come first in their user turn
-            turn["content"].sort(key=lambda block: block["type"] != "tool_result")
-    return turns
+            blocks = _assistant_blocks(message, self.model)
+            self.pending = [b["id"] for b in blocks if b["type"] == "tool_use"]
+            self._add("assistant", blocks)
+
+    def _missing_results(self) -> list[dict[str, Any]]:
+        # Anthropic rejects a tool_use without its tool_result in the next user turn.
+        return [
+            _result_block(call, [_text(MISSING_RESULT)], True)
+            for call in self.pending
+            if call not in self.answered
+        ]
+
+    def _add(self, role: str, blocks: list[dict[str, Any]]) -> None:
+        if not blocks:
+            return
+        if role != self.role:
+            if self.role is not None:
+                self.items.append(_turn(self.role, self.blocks))
+            self.role, self.blocks = role, []
+        self.blocks.extend(blocks)
+
+    def end(self) -> tuple[int, list[dict[str, Any]]]:
+        tail: list[dict[str, Any]] = []
+        if self.role is not None:
+            tail.append(_turn(self.role, self.blocks))
+        missing = self._missing_results()
+        if missing:
+            if self.role == "user":
+                tail[-1] = _turn("user", [*self.blocks, *missing])
+            else:
+                tail.append(_turn("user", missing))
+        kept = len(self.items)
+        if self.caching:
+            # the prompt-caching marker goes on the last block of the last user turn
+            if not any(t["role"] == "user" for t in tail) and kept:
+                kept -= 1
+                tail.insert(0, self.items[kept])
+            for index in range(len(tail) - 1, -1, -1):
+                if tail[index]["role"] == "user":
+                    tail[index] = _marked(tail[index])
+                    break
+        return kept, tail
+
+
+def _turn(role: str, blocks: list[dict[str, Any]]) -> dict[str, Any]:
+    content = list(blocks)
+    if role == "user":
+        # tool_result blocks must come first in their user turn
+        content.sort(key=lambda block: block["type"] != "tool_result")
+    return {"role": role, "content": content}
+
+
+def _marked(turn: dict[str, Any]) -> dict[str, Any]:
+    content = list(turn["content"])
+    content[-1] = {**content[-1], "cache_control": CACHE}
+    return {**turn, "content": content}
 
 
 def _text(text: str) -> dict[str, Any]:
@@ -206,10 +269,3 @@ def _unsigned_tool_turn(turns: list[dict[str, Any]]) -> bool:
     if not any(block["type"] == "tool_result" for block in turns[-1]["content"]):
         return False
     return turns[-2]["content"][0]["type"] not in ("thinking", "redacted_thinking")
-
-
-def _mark_last_user(turns: list[dict[str, Any]]) -> None:
-    for turn in reversed(turns):
-        if turn["role"] == "user" and turn["content"]:
-            turn["content"][-1] = {**turn["content"][-1], "cache_control": CACHE}
-            return

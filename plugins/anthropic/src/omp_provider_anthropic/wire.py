@@ -13,7 +13,7 @@ from omp.llm.sse import SseDecoder, iter_sse_sync, split_lines
 from omp.llm.transport import stream_lines
 from omp.providers import AssistantStream, Model
 
-from omp_provider_anthropic.convert import build_request
+from omp_provider_anthropic.convert import prepare_request
 from omp_provider_anthropic.parse import StreamParser
 
 API_VERSION = "2023-06-01"
@@ -50,7 +50,7 @@ class AnthropicWire:
     api = "anthropic-messages"
 
     async def attempt(self, request: Any, out: AssistantStream) -> AsyncIterator[dict[str, Any]]:
-        body = build_request(request)
+        body = prepare_request(request)
         first, idle = timeouts(request.options.settings)
         parser = StreamParser(out, request.secrets)
         decoder = SseDecoder()

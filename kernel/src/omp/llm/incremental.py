@@ -1,0 +1,165 @@
+"""Incremental conversion of a conversation to a provider's wire format.
+
+A conversation only grows between requests: request N+1 sends the messages of request
+N plus a few new ones. An API plugin writes its conversion as a ``Fold`` - messages
+added one at a time to a state - and ``WireCache`` keeps that state (per provider,
+per model and compat switches) with a checkpoint after every message. A request then
+resumes from the longest unchanged prefix of its messages, so each message is
+converted and JSON-encoded once, however long the conversation gets.
+
+Messages are compared by identity first, then by equality, so a handler's unchanged
+copy of a message (``context`` handlers get copies) still counts as the same message,
+while a changed copy is converted afresh from its position on. A message in the
+conversation is final once ``message_end`` has fired; nothing may change it in place
+afterwards (a plugin that wants a different message sends a changed copy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from omp.llm.body import PreparedBody, dumps
+
+SLOTS = 4
+"""Conversations remembered per provider (the main one, a compaction, subagents)."""
+
+
+class Fold(Protocol):
+    """A provider's conversion, one message at a time.
+
+    ``items`` holds the wire items that no later message can change (closed turns,
+    tool results, ...); it only grows, and an item in it is never changed again.
+    Everything else (the open turn, calls awaiting results) is the fold's small
+    state, which ``save`` copies and ``load`` restores."""
+
+    items: list[Any]
+
+    def add(self, message: Any) -> None:
+        """Convert one more message."""
+
+    def save(self) -> Any:
+        """A copy of the state besides ``items``, to resume from after this message."""
+
+    def load(self, saved: Any) -> None:
+        """Go back to a state ``save`` returned (``items`` is cut back by the cache)."""
+
+    def end(self) -> tuple[int, list[Any]]:
+        """The conversation as if it ended here: how many of ``items`` are sent as
+        they are, and the items that follow them. Changes no state."""
+
+
+@dataclass
+class Converted:
+    """A converted list: ``items[:kept]`` encoded already (``encoded``), the items after
+    them encoded per request."""
+
+    items: list[Any]
+    encoded: list[bytes]
+    lead: int = 0
+    """Items in front of the converted messages (a system message, say)."""
+
+    def after(self, lead: list[Any]) -> Converted:
+        """This list with ``lead`` items in front."""
+        return Converted(lead + self.items, self.encoded, self.lead + len(lead))
+
+    def body(self, payload: dict[str, Any], key: str) -> PreparedBody:
+        """``payload`` (whose ``key`` holds ``items``) as a body to send."""
+        kept = len(self.encoded)
+        parts: list[bytes | None] = [None] * self.lead
+        parts += self.encoded
+        parts += [None] * (len(self.items) - self.lead - kept)
+        missing = [*range(self.lead), *range(self.lead + kept, len(self.items))]
+        return PreparedBody(payload, key, parts, missing)
+
+
+class _Slot:
+    """One conversation's fold, its messages so far and a checkpoint per message."""
+
+    def __init__(self, key: Any, fold: Fold) -> None:
+        self.key, self.fold = key, fold
+        self.messages: list[Any] = []
+        self.marks: list[tuple[int, Any]] = [(0, fold.save())]
+        """After i messages: (len(fold.items), saved state)."""
+        self.encoded: list[bytes] = []
+
+    def common_prefix(self, messages: Sequence[Any]) -> int:
+        old = self.messages
+        known = len(old)
+        if len(messages) >= known and messages[:known] == old:  # identity first, then ==
+            return known
+        count = 0
+        for before, now in zip(old, messages, strict=False):
+            if before is not now and before != now:
+                break
+            count += 1
+        return count
+
+    def convert(self, messages: Sequence[Any]) -> Converted:
+        if type(messages) is not list:
+            messages = list(messages)
+        fold = self.fold
+        keep = self.common_prefix(messages)
+        if keep < len(self.messages):
+            count, saved = self.marks[keep]
+            del fold.items[count:], self.encoded[count:]
+            del self.marks[keep + 1 :], self.messages[keep:]
+            fold.load(saved)
+        for message in messages[keep:]:
+            fold.add(message)
+            self.messages.append(message)
+            self.marks.append((len(fold.items), fold.save()))
+        items, encoded = fold.items, self.encoded
+        for item in items[len(encoded) :]:
+            encoded.append(dumps(item))
+        kept, tail = fold.end()
+        return Converted(items[:kept] + tail, encoded[:kept])
+
+
+class WireCache:
+    """What one provider remembers of the conversations it converted.
+
+    ``convert(key, messages, new_fold)``: ``key`` is everything besides the messages
+    that the conversion depends on (the model and the compat switches, compared with
+    ``==``); a different key starts from scratch."""
+
+    def __init__(self, slots: int = SLOTS) -> None:
+        self._slots: list[_Slot] = []
+        self._limit = slots
+
+    def convert(self, key: Any, messages: Sequence[Any], new_fold: Callable[[], Fold]) -> Converted:
+        slot = self._slot_for(key, messages)
+        if slot is None:
+            slot = _Slot(key, new_fold())
+            self._slots.insert(0, slot)
+            del self._slots[self._limit :]
+        return slot.convert(messages)
+
+    def _slot_for(self, key: Any, messages: Sequence[Any]) -> _Slot | None:
+        for index, slot in enumerate(self._slots):
+            if slot.key != key:
+                continue
+            old = slot.messages
+            if not old or not messages or old[0] is messages[0] or old[0] == messages[0]:
+                self._slots.insert(0, self._slots.pop(index))  # most recently used first
+                return slot
+        return None
+
+    def clear(self) -> None:
+        self._slots.clear()
+
+    @staticmethod
+    def of(request: Any) -> WireCache:
+        """The cache of the request's provider; a throwaway one when it has none."""
+        cache = getattr(getattr(request, "provider", None), "wire_cache", None)
+        return cache if isinstance(cache, WireCache) else WireCache(slots=1)
+
+
+def convert(
+    request: Any, messages: Sequence[Any], new_fold: Callable[[], Fold], *extra_key: Any
+) -> Converted:
+    """``messages`` converted by the request's provider cache, keyed by the model, the
+    compat switches and ``extra_key`` (anything else the fold was built with)."""
+    key = (request.model, request.compat, *extra_key)
+    return WireCache.of(request).convert(key, messages, new_fold)
