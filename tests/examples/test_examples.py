@@ -6,6 +6,7 @@ every example an installable plugin with a kernel range, not a pin."""
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 import tomllib
 from pathlib import Path
@@ -68,3 +69,19 @@ def test_a_module_also_installed_by_entry_point_is_registered_once(omp_harness) 
     runtime = omp_harness.runtime([read_plugin])
     assert runtime.host.failures() == []
     assert [t.name for t in runtime.contributions.of("tools")].count("read") == 1
+
+
+def test_plugins_md_links_what_exists_and_its_code_compiles() -> None:
+    root = EXAMPLES.parents[1]
+    text = (root / "PLUGINS.md").read_text(encoding="utf-8")
+    for target in re.findall(r"\]\(((?:docs|plugin-template)/[^)#]*)", text):
+        assert (root / target).exists(), target
+    assert "(docs/HOOKS.md)" in text
+    for name in NAMES:
+        assert f"plugin-template/examples/{name}/" in text, name
+    blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    assert len(blocks) >= 2
+    for block in blocks:
+        compile(block, "PLUGINS.md", "exec")
+    for command in ("omp plugin new", "omp plugin add ./", "omp plugin doctor", "omp_harness"):
+        assert command in text, command
