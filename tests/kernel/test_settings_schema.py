@@ -24,30 +24,36 @@ def _mentions_settings(node: ast.AST) -> bool:
     )
 
 
-def _literal_get(node: ast.AST) -> tuple[ast.AST, str] | None:
-    """(receiver, key) of ``receiver.get("key", ...)``."""
-    if (
+def _literal_get(node: ast.AST, constants: dict[str, str]) -> tuple[ast.AST, str] | None:
+    """(receiver, key) of ``receiver.get("key", ...)`` or ``receiver.get(CONSTANT)``."""
+    if not (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
         and node.func.attr == "get"
         and node.args
-        and isinstance(node.args[0], ast.Constant)
-        and isinstance(node.args[0].value, str)
     ):
-        return node.func.value, node.args[0].value
+        return None
+    first = node.args[0]
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return node.func.value, first.value
+    if isinstance(first, ast.Name) and first.id in constants:
+        return node.func.value, constants[first.id]
     return None
 
 
-def read_keys(tree: ast.Module) -> list[str]:
+def read_keys(tree: ast.Module, shared: dict[str, str] | None = None) -> list[str]:
     """The settings keys a module reads: ``settings.get("a.b")``, constants named
     ``*SETTING``, and ``.get("k")`` on a section read from settings (held in a variable
     or returned by a helper function)."""
     keys: list[str] = []
+    constants: dict[str, str] = dict(shared or {})
     for node in tree.body:
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
             names = [t.id for t in node.targets if isinstance(t, ast.Name)]
-            if any(n.endswith("SETTING") for n in names) and isinstance(node.value.value, str):
-                keys.append(node.value.value)
+            if isinstance(node.value.value, str):
+                constants.update(dict.fromkeys(names, node.value.value))
+                if any(n.endswith("SETTING") for n in names):
+                    keys.append(node.value.value)
     section_of_function: dict[str, str] = {}
     functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
     for _ in range(2):  # helpers may be defined after their callers
@@ -64,13 +70,13 @@ def read_keys(tree: ast.Module) -> list[str]:
                     return sections.get(expr.id)
                 if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name):
                     return section_of_function.get(expr.func.id)
-                got = _literal_get(expr)
+                got = _literal_get(expr, constants)
                 if got and _mentions_settings(got[0]):
                     return got[1]
                 return None
 
             for node in ast.walk(function):
-                got = _literal_get(node)
+                got = _literal_get(node, constants)
                 if got:
                     receiver, key = got
                     parent = section(receiver)
@@ -93,11 +99,24 @@ def read_keys(tree: ast.Module) -> list[str]:
 def keys_read_by_code() -> dict[str, list[str]]:
     """Every settings key the code reads, with the files reading it."""
     found: dict[str, list[str]] = {}
-    for root in SOURCES:
-        for path in sorted(root.rglob("*.py")):
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            for key in read_keys(tree):
-                found.setdefault(key, []).append(str(path.relative_to(ROOT)))
+    trees = {
+        path: ast.parse(path.read_text(encoding="utf-8"))
+        for root in SOURCES
+        for path in sorted(root.rglob("*.py"))
+    }
+    shared = {  # upper-case string constants, which other modules import
+        target.id: node.value.value
+        for tree in trees.values()
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+        for target in node.targets
+        if isinstance(target, ast.Name) and target.id.isupper()
+    }
+    for path, tree in trees.items():
+        for key in read_keys(tree, shared):
+            found.setdefault(key, []).append(str(path.relative_to(ROOT)))
     return found
 
 
@@ -113,6 +132,7 @@ def test_every_key_the_code_reads_is_in_the_schema() -> None:
 def test_the_scanner_finds_each_way_code_reads_a_setting() -> None:
     source = """
 LIMIT_SETTING = "tool.limitBytes"
+LISTED = "iota"
 
 def direct(ctx):
     return ctx.settings.get("alpha.beta", 3)
@@ -127,7 +147,8 @@ def _config(ctx):
 
 def user(ctx):
     config = _config(ctx)
-    return config.get("zeta"), _config(ctx).get("eta"), (settings or {}).get("theta")
+    zeta = config.get("zeta")
+    return zeta, _config(ctx).get("eta"), (settings or {}).get("theta"), settings.get(LISTED)
 """
     keys = set(read_keys(ast.parse(source)))
     assert keys >= {
@@ -139,6 +160,7 @@ def user(ctx):
         "epsilon.zeta",
         "epsilon.eta",
         "theta",
+        "iota",
     }
 
 
