@@ -6,7 +6,9 @@ every example an installable plugin with a kernel range, not a pin."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import re
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -85,3 +87,27 @@ def test_plugins_md_links_what_exists_and_its_code_compiles() -> None:
         compile(block, "PLUGINS.md", "exec")
     for command in ("omp plugin new", "omp plugin add ./", "omp plugin doctor", "omp_harness"):
         assert command in text, command
+
+
+def test_omp_harness_needs_no_import_in_a_plugin_project(tmp_path: Path) -> None:
+    """omp-kernel registers omp.testing through pytest's ``pytest11`` entry point."""
+    project = tmp_path / "my-plugin"
+    (project / "tests").mkdir(parents=True)
+    (project / "tests" / "test_kit.py").write_text(
+        "def test_kit(omp_harness):\n"
+        "    session = omp_harness.session(script=[{'text': 'hi'}])\n"
+        "    assert omp_harness.run(session, 'hello').final_text() == 'hi'\n",
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST")}
+    env["HOME"] = str(tmp_path / "home")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 passed" in proc.stdout
