@@ -118,6 +118,8 @@ def test_bad_usage_is_one_line(omp_cli):
     assert "list, get, set or unset" in line
     line = omp_cli.assert_one_line_error(omp_cli("config", "set", "defaultModel"))
     assert "usage: omp config set KEY VALUE" in line
+    line = omp_cli.assert_one_line_error(omp_cli("config"))
+    assert "omp config --help" in line
     usage = omp_cli("config", "--help")
     assert usage.returncode == 0 and "omp config set KEY VALUE [--project]" in usage.stdout
     assert "config" in omp_cli("--help").stdout

@@ -37,9 +37,11 @@ ARITY = {"list": 0, "get": 1, "set": 2, "unset": 1}
 def run(args: list[str], cwd: Path) -> int:
     positional = [a for a in args if not a.startswith("-") or a == "-"]
     flags = [a for a in args if a.startswith("-") and a != "-"]
-    if not positional and ({"-h", "--help"} & set(flags) or not flags):
+    if {"-h", "--help"} & set(flags):
         print(USAGE, end="")
-        return 0 if flags else 2
+        return 0
+    if not positional:
+        raise UsageError("usage: omp config list|get|set|unset ... (omp config --help says more)")
     action, rest = (positional[0], positional[1:]) if positional else ("", [])
     if action not in ACTIONS:
         close = difflib.get_close_matches(action, ACTIONS, n=1)
