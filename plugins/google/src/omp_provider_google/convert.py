@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from omp.llm.body import PreparedBody
+from omp.llm.incremental import convert
 from omp.llm.usage import budget_tokens, thinking_value
 from omp.messages import (
     AssistantMessage,
@@ -28,9 +30,15 @@ LEVELS = {"minimal": "low", "low": "low", "medium": "high", "high": "high", "xhi
 
 def build_request(request: Any) -> dict[str, Any]:
     """The JSON body of one streamGenerateContent call."""
+    return prepare_request(request).payload
+
+
+def prepare_request(request: Any) -> PreparedBody:
+    """The body with the encoded bytes of the contents earlier requests converted."""
     model, context, options = request.model, request.context, request.options
     compat = request.compat
-    body: dict[str, Any] = {"contents": convert_messages(model, context.messages, compat)}
+    contents = convert(request, context.messages, lambda: ContentFold(model, compat))
+    body: dict[str, Any] = {"contents": contents.items}
     if context.system_prompt:
         body["systemInstruction"] = {"parts": [{"text": context.system_prompt}]}
     if context.tools:
@@ -40,7 +48,7 @@ def build_request(request: Any) -> dict[str, Any]:
     if thinking is not None:
         config["thinkingConfig"] = thinking
     body["generationConfig"] = config
-    return body
+    return contents.body(body, "contents")
 
 
 def _declaration(tool: dict[str, Any]) -> dict[str, Any]:
@@ -193,52 +201,94 @@ def convert_messages(
 ) -> list[dict[str, Any]]:
     """Gemini ``contents``: user/model turns, consecutive same-role turns merged, every
     function call answered (results with no sent call dropped, missing ones filled)."""
-    compat = compat or {}
-    turns: list[tuple[str, list[dict[str, Any]]]] = []
-    pending: dict[str, str] = {}  # call id -> tool name, awaiting a result
-    trailing: list[dict[str, Any]] = []  # parts that follow the run of responses
-
-    def flush_pending() -> None:
-        for call_id, name in pending.items():
-            response = {"name": name, "response": {"error": NO_RESULT}, "id": call_id}
-            turns.append(("user", [{"functionResponse": response}]))
-        pending.clear()
-        turns.append(("user", trailing[:]))
-        trailing.clear()
-
+    fold = ContentFold(model, compat or {})
     for message in messages:
+        fold.add(message)
+    kept, tail = fold.end()
+    return fold.items[:kept] + tail
+
+
+class ContentFold:
+    """``contents``, one message at a time (``omp.llm.incremental.Fold``): a content is
+    final once the other role speaks."""
+
+    def __init__(self, model: Model, compat: dict[str, Any]) -> None:
+        self.model = model
+        self.send_ids = compat.get("sendToolCallIds", True) is not False
+        self.items: list[dict[str, Any]] = []
+        self.role: str | None = None
+        self.parts: list[dict[str, Any]] = []
+        """The open content."""
+        self.pending: dict[str, str] = {}
+        """Call id -> tool name, awaiting a result."""
+        self.trailing: list[dict[str, Any]] = []
+        """Parts that follow the run of responses."""
+
+    def save(self) -> Any:
+        return self.role, tuple(self.parts), dict(self.pending), tuple(self.trailing)
+
+    def load(self, saved: Any) -> None:
+        role, parts, pending, trailing = saved
+        self.role, self.parts = role, list(parts)
+        self.pending, self.trailing = dict(pending), list(trailing)
+
+    def add(self, message: Any) -> None:
+        model = self.model
         if isinstance(message, ToolResultMessage):
             call_id = normalize_id(message.tool_call_id)
-            if call_id not in pending:
-                continue
-            del pending[call_id]
+            if call_id not in self.pending:
+                return
+            del self.pending[call_id]
             part, extra = _response_parts(message, model, call_id)
-            turns.append(("user", [part]))
-            trailing.extend(extra)
-            continue
-        flush_pending()
+            self._add("user", [part])
+            self.trailing.extend(extra)
+            return
+        self._add("user", self._unanswered())
+        self.pending, self.trailing = {}, []
         if isinstance(message, UserMessage | DeveloperMessage):
-            turns.append(("user", _user_parts(message.content, model)))
+            self._add("user", _user_parts(message.content, model))
         elif isinstance(message, AssistantMessage):
             parts = _model_parts(message, model)
-            turns.append(("model", parts))
             for part in parts:
                 if "functionCall" in part:
-                    pending[part["functionCall"]["id"]] = part["functionCall"]["name"]
-    flush_pending()
+                    self.pending[part["functionCall"]["id"]] = part["functionCall"]["name"]
+            self._add("model", parts)
 
-    contents: list[dict[str, Any]] = []
-    for role, parts in turns:
+    def _unanswered(self) -> list[dict[str, Any]]:
+        """Responses for the calls left without one, then the trailing parts."""
+        missing = [
+            {"functionResponse": {"name": name, "response": {"error": NO_RESULT}, "id": call_id}}
+            for call_id, name in self.pending.items()
+        ]
+        return missing + self.trailing
+
+    def _add(self, role: str, parts: list[dict[str, Any]]) -> None:
         if not parts:
-            continue
-        if contents and contents[-1]["role"] == role:
-            contents[-1]["parts"].extend(parts)
-        else:
-            contents.append({"role": role, "parts": list(parts)})
-    if compat.get("sendToolCallIds", True) is False:
-        for content in contents:
-            for part in content["parts"]:
-                for key in ("functionCall", "functionResponse"):
-                    if key in part:
-                        part[key].pop("id", None)
-    return contents
+            return
+        if role != self.role:
+            if self.role is not None:
+                self.items.append({"role": self.role, "parts": self.parts})
+            self.role, self.parts = role, []
+        self.parts.extend(parts if self.send_ids else map(_without_id, parts))
+
+    def end(self) -> tuple[int, list[dict[str, Any]]]:
+        if self.role is None:
+            return len(self.items), []
+        parts = self.parts
+        unanswered = self._unanswered()
+        if not self.send_ids:
+            unanswered = [_without_id(part) for part in unanswered]
+        if unanswered and self.role == "user":
+            return len(self.items), [{"role": "user", "parts": [*parts, *unanswered]}]
+        tail = [{"role": self.role, "parts": list(parts)}]
+        if unanswered:
+            tail.append({"role": "user", "parts": unanswered})
+        return len(self.items), tail
+
+
+def _without_id(part: dict[str, Any]) -> dict[str, Any]:
+    for key in ("functionCall", "functionResponse"):
+        if key in part:
+            inner = {name: value for name, value in part[key].items() if name != "id"}
+            return {**part, key: inner}
+    return part

@@ -13,7 +13,7 @@ from omp.llm.sse import iter_sse, iter_sse_sync, split_lines
 from omp.llm.transport import stream_lines
 from omp.providers import AssistantStream, Model
 
-from omp_provider_google.convert import build_request
+from omp_provider_google.convert import prepare_request
 from omp_provider_google.parse import StreamParser
 
 
@@ -44,7 +44,7 @@ class GoogleWire:
             client(),
             endpoint(request),
             headers=headers(request),
-            body=build_request(request),
+            body=prepare_request(request),
             secrets=request.secrets,
             first_timeout=first,
             idle_timeout=idle,

@@ -5,12 +5,15 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
 import string
 from typing import Any
 
+from omp.llm.body import PreparedBody
+from omp.llm.incremental import convert
 from omp.llm.usage import effort, thinking_value
 from omp.messages import (
     AssistantMessage,
@@ -31,13 +34,18 @@ IMAGE_OMITTED = "(image omitted: this model does not accept images)"
 
 def build_request(request: Any) -> dict[str, Any]:
     """The JSON body for POST {baseUrl}/chat/completions."""
+    return prepare_request(request).payload
+
+
+def prepare_request(request: Any) -> PreparedBody:
+    """The body with the encoded bytes of the messages earlier requests converted."""
     model, context, options = request.model, request.context, request.options
     compat = request.compat
-    body: dict[str, Any] = {
-        "model": model.id,
-        "messages": _messages(model, context.system_prompt, context.messages, compat),
-        "stream": True,
-    }
+    converted = convert(request, context.messages, lambda: MessageFold(model, compat))
+    if context.system_prompt:
+        system = {"role": _system_role(model, compat), "content": context.system_prompt}
+        converted = converted.after([system])
+    body: dict[str, Any] = {"model": model.id, "messages": converted.items, "stream": True}
     if compat.get("supportsUsageInStreaming") is not False:
         body["stream_options"] = {"include_usage": True}
     if context.tools:
@@ -55,7 +63,7 @@ def build_request(request: Any) -> dict[str, Any]:
     if options.max_tokens:
         body[compat.get("maxTokensField") or "max_completion_tokens"] = options.max_tokens
     body.update(_thinking(model, options.thinking_level, compat))
-    return body
+    return converted.body(body, "messages")
 
 
 def _thinking(model: Model, level: str, compat: dict[str, Any]) -> dict[str, Any]:
@@ -82,6 +90,7 @@ def _thinking(model: Model, level: str, compat: dict[str, Any]) -> dict[str, Any
     return {"reasoning_effort": chosen}
 
 
+@functools.lru_cache(maxsize=4096)
 def tool_call_id(raw: str, length: int | None = None) -> str:
     """An id the API accepts, the same for a call and its result: ``length`` alphanumeric
     characters from a hash (Mistral wants 9), else the id itself when it is short and
@@ -128,59 +137,72 @@ def _user_content(content: Any, images: bool) -> str | list[dict[str, Any]]:
     return parts
 
 
-def _messages(
-    model: Model, system_prompt: str, messages: list[Any], compat: dict[str, Any]
-) -> list[dict[str, Any]]:
-    id_length = int(compat.get("toolCallIdLength") or 0) or None
-    images = "image" in model.input
-    system_role = (
-        "developer"
-        if model.reasoning and compat.get("supportsDeveloperRole") is not False
-        else "system"
-    )
-    out: list[dict[str, Any]] = []
-    if system_prompt:
-        out.append({"role": system_role, "content": system_prompt})
-    pending: dict[str, str] = {}
-    """Tool calls sent and not answered yet: wire id -> tool name."""
-    tool_images: list[dict[str, Any]] = []
+def _system_role(model: Model, compat: dict[str, Any]) -> str:
+    if model.reasoning and compat.get("supportsDeveloperRole") is not False:
+        return "developer"
+    return "system"
 
-    def settle() -> None:
-        """Before any message that is not a tool result: answer the calls left without a
-        result (the API rejects them) and show the images the tool results returned."""
-        for wire_id in pending:
-            out.append({"role": "tool", "tool_call_id": wire_id, "content": "No result provided"})
-        pending.clear()
-        if tool_images:
-            text = {"type": "text", "text": "Images returned by the tool call(s) above:"}
-            out.append({"role": "user", "content": [text, *tool_images]})
-            tool_images.clear()
 
-    for message in messages:
+class MessageFold:
+    """The messages in the wire format, one at a time (``omp.llm.incremental.Fold``).
+    Before any message that is not a tool result, the calls left without a result get
+    one (the API rejects them) and the images the tool results returned follow in a
+    user message (tool messages cannot carry images)."""
+
+    def __init__(self, model: Model, compat: dict[str, Any]) -> None:
+        self.model, self.compat = model, compat
+        self.id_length = int(compat.get("toolCallIdLength") or 0) or None
+        self.images = "image" in model.input
+        self.system_role = _system_role(model, compat)
+        self.items: list[dict[str, Any]] = []
+        self.pending: dict[str, str] = {}
+        """Tool calls sent and not answered yet: wire id -> tool name."""
+        self.tool_images: list[dict[str, Any]] = []
+
+    def save(self) -> Any:
+        return dict(self.pending), tuple(self.tool_images)
+
+    def load(self, saved: Any) -> None:
+        self.pending, self.tool_images = dict(saved[0]), list(saved[1])
+
+    def add(self, message: Any) -> None:
+        out = self.items
         if isinstance(message, ToolResultMessage):
-            wire_id = tool_call_id(message.tool_call_id, id_length)
-            if wire_id not in pending:
-                continue  # answers no call that was sent
-            del pending[wire_id]
-            out.append(_tool_result(message, wire_id, images, compat, tool_images))
-            continue
-        settle()
+            wire_id = tool_call_id(message.tool_call_id, self.id_length)
+            if wire_id in self.pending:  # else it answers no call that was sent
+                del self.pending[wire_id]
+                out.append(
+                    _tool_result(message, wire_id, self.images, self.compat, self.tool_images)
+                )
+            return
+        out.extend(self._settled())
+        self.pending, self.tool_images = {}, []
         if isinstance(message, UserMessage):
-            out.append({"role": "user", "content": _user_content(message.content, images)})
+            out.append({"role": "user", "content": _user_content(message.content, self.images)})
         elif isinstance(message, DeveloperMessage):
-            content = _user_content(message.content, images)
-            if isinstance(content, str):
-                out.append({"role": system_role, "content": content})
-            else:
-                out.append({"role": "user", "content": content})
+            content = _user_content(message.content, self.images)
+            role = self.system_role if isinstance(content, str) else "user"
+            out.append({"role": role, "content": content})
         elif isinstance(message, AssistantMessage):
-            entry = _assistant(message, id_length)
+            entry = _assistant(message, self.id_length)
             if entry is not None:
                 out.append(entry)
                 for call in entry.get("tool_calls", []):
-                    pending[call["id"]] = call["function"]["name"]
-    settle()
-    return out
+                    self.pending[call["id"]] = call["function"]["name"]
+
+    def _settled(self) -> list[dict[str, Any]]:
+        """What must follow the tool results before any other message."""
+        out: list[dict[str, Any]] = [
+            {"role": "tool", "tool_call_id": wire_id, "content": "No result provided"}
+            for wire_id in self.pending
+        ]
+        if self.tool_images:
+            text = {"type": "text", "text": "Images returned by the tool call(s) above:"}
+            out.append({"role": "user", "content": [text, *self.tool_images]})
+        return out
+
+    def end(self) -> tuple[int, list[dict[str, Any]]]:
+        return len(self.items), self._settled()
 
 
 def _assistant(message: AssistantMessage, id_length: int | None) -> dict[str, Any] | None:

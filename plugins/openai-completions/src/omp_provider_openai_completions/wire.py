@@ -18,7 +18,7 @@ from omp.llm.sse import SseDecoder, iter_sse_sync, split_lines
 from omp.llm.transport import stream_lines
 from omp.providers import AssistantStream, Model
 
-from omp_provider_openai_completions.convert import build_request
+from omp_provider_openai_completions.convert import prepare_request
 from omp_provider_openai_completions.parse import StreamParser
 
 
@@ -40,12 +40,12 @@ class CompletionsApi:
     async def attempt(self, request: Any, out: AssistantStream) -> AsyncIterator[dict[str, Any]]:
         url = f"{request.base_url}/chat/completions"
         first, idle = timeouts(request.options.settings)
-        body = build_request(request)
+        body = prepare_request(request)
         parser = StreamParser(
             out,
             request.secrets,
             request.compat.get("reasoningField"),
-            usage_expected="stream_options" in body,
+            usage_expected="stream_options" in body.payload,
         )
         decoder = SseDecoder()
         lines = stream_lines(

@@ -8,11 +8,14 @@ call that got no result is given a placeholder one, so the API never rejects the
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
 from typing import Any
 
+from omp.llm.body import PreparedBody
+from omp.llm.incremental import convert
 from omp.llm.usage import effort, thinking_value
 from omp.messages import (
     AssistantMessage,
@@ -32,12 +35,21 @@ _BAD_ID_CHARS = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def build_request(request: Any) -> dict[str, Any]:
+    return prepare_request(request).payload
+
+
+def prepare_request(request: Any) -> PreparedBody:
+    """The body with the encoded bytes of the items earlier requests converted."""
     model, context, compat = request.model, request.context, request.compat
     options = request.options
     store = bool(compat.get("store", False))
+    converted = convert(request, context.messages, lambda: ItemFold(model, compat))
+    if context.system_prompt:
+        role = _developer_role(compat) if model.reasoning else "system"
+        converted = converted.after([{"role": role, "content": clean(context.system_prompt)}])
     body: dict[str, Any] = {
         "model": model.id,
-        "input": convert_messages(model, context, compat),
+        "input": converted.items,
         "stream": True,
         "store": store,
     }
@@ -62,7 +74,7 @@ def build_request(request: Any) -> dict[str, Any]:
         body["tool_choice"] = "auto"
     if compat.get("serviceTier"):
         body["service_tier"] = compat["serviceTier"]
-    return body
+    return converted.body(body, "input")
 
 
 def reasoning_param(model: Any, level: str, compat: dict[str, Any]) -> dict[str, Any] | None:
@@ -83,6 +95,7 @@ def reasoning_param(model: Any, level: str, compat: dict[str, Any]) -> dict[str,
     return param
 
 
+@functools.lru_cache(maxsize=4096)
 def call_id(tool_call_id: str) -> str:
     """The API's call_id for a stored tool-call id (``<call_id>|<item_id>`` or a foreign id):
     letters, digits, ``_`` and ``-``, at most 64 characters, the same for a call and its
@@ -105,34 +118,67 @@ def clean(text: str) -> str:
 
 
 def convert_messages(model: Any, context: Any, compat: dict[str, Any]) -> list[dict[str, Any]]:
-    developer = "developer" if compat.get("supportsDeveloperRole", True) else "system"
-    items: list[dict[str, Any]] = []
-    if context.system_prompt:
-        role = developer if model.reasoning else "system"
-        items.append({"role": role, "content": clean(context.system_prompt)})
-    pending: list[str] = []  # calls sent and not yet answered, in order
-    deferred: list[dict[str, Any]] = []  # tool-result images, sent after the results
-
-    def settle() -> None:
-        items.extend(
-            {"type": "function_call_output", "call_id": cid, "output": NO_RESULT} for cid in pending
-        )
-        pending.clear()
-        items.extend(deferred)
-        deferred.clear()
-
+    """The system prompt and the messages as input items."""
+    fold = ItemFold(model, compat)
     for message in context.messages:
+        fold.add(message)
+    lead = []
+    if context.system_prompt:
+        role = _developer_role(compat) if model.reasoning else "system"
+        lead.append({"role": role, "content": clean(context.system_prompt)})
+    kept, tail = fold.end()
+    return lead + fold.items[:kept] + tail
+
+
+def _developer_role(compat: dict[str, Any]) -> str:
+    return "developer" if compat.get("supportsDeveloperRole", True) else "system"
+
+
+class ItemFold:
+    """The messages as input items, one at a time (``omp.llm.incremental.Fold``).
+    Before any message that is not a tool result, the calls left without a result get
+    a placeholder one and the images the results returned follow as user content."""
+
+    def __init__(self, model: Any, compat: dict[str, Any]) -> None:
+        self.model, self.compat = model, compat
+        self.developer = _developer_role(compat)
+        self.store = bool(compat.get("store", False))
+        self.items: list[dict[str, Any]] = []
+        self.pending: list[str] = []
+        """Calls sent and not yet answered, in order."""
+        self.deferred: list[dict[str, Any]] = []
+        """Tool-result images, sent after the results."""
+
+    def save(self) -> Any:
+        return tuple(self.pending), tuple(self.deferred)
+
+    def load(self, saved: Any) -> None:
+        self.pending, self.deferred = list(saved[0]), list(saved[1])
+
+    def _settled(self) -> list[dict[str, Any]]:
+        placeholders = [
+            {"type": "function_call_output", "call_id": cid, "output": NO_RESULT}
+            for cid in self.pending
+        ]
+        return placeholders + self.deferred
+
+    def end(self) -> tuple[int, list[dict[str, Any]]]:
+        return len(self.items), self._settled()
+
+    def add(self, message: Any) -> None:
+        items, model = self.items, self.model
         if isinstance(message, ToolResultMessage):
             cid = call_id(message.tool_call_id)
-            if cid not in pending:  # answers no sent call, or one already answered
-                continue
-            pending.remove(cid)
+            if cid not in self.pending:  # answers no sent call, or one already answered
+                return
+            self.pending.remove(cid)
             output, images = _tool_result(message, model)
             items.append({"type": "function_call_output", "call_id": cid, "output": output})
             if images:
-                deferred.append({"role": "user", "content": images})
-            continue
-        settle()
+                self.deferred.append({"role": "user", "content": images})
+            return
+        items.extend(self._settled())
+        self.pending, self.deferred = [], []
         if isinstance(message, UserMessage):
             parts = _user_content(message.content, model)
             if parts:
@@ -141,14 +187,12 @@ def convert_messages(model: Any, context: Any, compat: dict[str, Any]) -> list[d
             parts = _user_content(message.content, model)
             if parts:
                 images = any(part["type"] == "input_image" for part in parts)
-                items.append({"role": "user" if images else developer, "content": parts})
+                items.append({"role": "user" if images else self.developer, "content": parts})
         elif isinstance(message, AssistantMessage):
-            for item in _assistant_items(message, model, bool(compat.get("store", False))):
+            for item in _assistant_items(message, model, self.store):
                 items.append(item)
                 if item.get("type") == "function_call":
-                    pending.append(item["call_id"])
-    settle()
-    return items
+                    self.pending.append(item["call_id"])
 
 
 def _user_content(content: Any, model: Any) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from omp.llm.sse import iter_sse
 from omp.llm.transport import stream_lines
 from omp.providers import AssistantStream
 
-from omp_provider_openai_responses.convert import build_request
+from omp_provider_openai_responses.convert import build_request, prepare_request
 from omp_provider_openai_responses.parse import StreamParser, decode_event, parse_recorded
 
 __all__ = ["WIRE", "ResponsesWire", "build_request", "parse_recorded"]
@@ -36,7 +36,7 @@ class ResponsesWire:
         return headers
 
     async def attempt(self, request: Any, out: AssistantStream) -> AsyncIterator[dict[str, Any]]:
-        body = build_request(request)
+        body = prepare_request(request)
         first, idle = timeouts(request.options.settings)
         parser = StreamParser(out, request.secrets)
         lines = stream_lines(
