@@ -786,6 +786,9 @@ def omp_user_python(event: UserPythonEvent, ctx: HandlerContext, api: OmpAPI) ->
     """
 
 
+# -- service hooks ------------------------------------------------------------------
+
+
 @hookspec
 @combine("first_result")
 def omp_search(event: SearchEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
@@ -801,6 +804,9 @@ def omp_search(event: SearchEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     backend sits ``trylast``.
     Raising: reported as ``extension_error``; treated as no result.
     """
+
+
+# -- compaction and retry events ---------------------------------------------------
 
 
 @hookspec
