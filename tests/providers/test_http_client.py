@@ -149,3 +149,23 @@ def test_a_request_after_the_first_imports_nothing(replay_server, tmp_path):
 
     asyncio.run(twice())
     assert watch.names == []
+
+
+def test_requests_of_a_run_share_one_connection(replay_server, tmp_path):
+    accepted = []
+    accept = replay_server.httpd.get_request
+
+    def counting():
+        accepted.append(accept())
+        return accepted[-1]
+
+    replay_server.httpd.get_request = counting
+    provider, model = provider_for(replay_server.url + "/v1", tmp_path)
+
+    async def three():
+        for _ in range(3):
+            replay_server.add(list(ANSWER), headers=SSE)
+            await ask(provider, model)
+
+    asyncio.run(three())
+    assert len(accepted) == 1

@@ -19,6 +19,11 @@ from omp.llm.errors import ProviderError, http_error, redact, redact_headers, tr
 SETTLE_GRACE = 5.0
 """Seconds to wait for what may follow a finished answer (usage, the end marker)."""
 
+DRAIN_GRACE = 0.05
+"""Seconds to wait for the rest of a finished answer's body once its reader stopped
+(after ``[DONE]``, say), so the connection goes back to the pool instead of being
+closed and opened again for the next request."""
+
 
 async def stream_lines(
     client: Any,
@@ -76,6 +81,10 @@ async def stream_lines(
                     raise
                 waited, limit = "idle", idle_timeout
                 yield line
+        except GeneratorExit:  # the reader has what it needs
+            if settled is not None and settled():
+                await _drain(lines)
+            raise
         finally:
             await context.__aexit__(None, None, None)
     except ProviderError:
@@ -96,6 +105,15 @@ async def stream_lines(
                 f"the stream ended early: {error.message}", retryable=True, kind="incomplete"
             )
         raise error from None
+
+
+async def _drain(lines: AsyncIterator[str]) -> None:
+    try:
+        async with asyncio.timeout(DRAIN_GRACE):
+            async for _ in lines:
+                pass
+    except Exception:  # a slow or broken end: the connection is closed, as it would be
+        return
 
 
 def connection_refused(url: str, secrets: list[str | None] | None = None) -> ProviderError:
