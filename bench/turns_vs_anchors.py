@@ -7,7 +7,9 @@ A local OpenAI-compatible peer (chat completions, SSE, TCP_NODELAY on every acce
 socket, so no client pays a delayed-ACK stall) answers each request with a ``read`` of
 a small file until the request carries N tool results, then with a final answer. Each
 harness runs ``-p`` in print mode with a session file, in its own scratch HOME whose
-models.json (pi's shape) points at the peer. Runs alternate between the harnesses.
+models.json (pi's shape) points at the peer. Runs alternate between the harnesses,
+after one warm-up run each (with bytecode written: PYTHONDONTWRITEBYTECODE is dropped,
+as a user's second run has its caches).
 
 Measured: wall time from spawn to reap and peak RSS (``os.wait4``, via
 startup_and_turns.run_once) for each N (0 = a one-turn run: one request, a direct
@@ -176,7 +178,8 @@ def harnesses(args: argparse.Namespace, scratch: Path, base_url: str) -> list[Ha
     base_env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("OMP_", "PI_")) and k != "PYTHONPROFILEIMPORTTIME"
+        if not k.startswith(("OMP_", "PI_"))
+        and k not in ("PYTHONPROFILEIMPORTTIME", "PYTHONDONTWRITEBYTECODE")
     }
     for name, command, agent_rel, agent_var in candidates:
         if name not in wanted:
