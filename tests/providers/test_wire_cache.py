@@ -36,6 +36,7 @@ from omp_provider_anthropic.wire import WIRE as ANTHROPIC
 from omp_provider_google.wire import WIRE as GOOGLE
 from omp_provider_openai_completions.wire import WIRE as COMPLETIONS
 from omp_provider_openai_responses.wire import WIRE as RESPONSES
+from replay import ReplayServer
 
 KEY = "test-key-0123456789"
 SETTINGS = {"retry": {"enabled": False}}
@@ -116,10 +117,36 @@ def api(request) -> Api:
     return request.param
 
 
+_LOOP: asyncio.Runner
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("OMP_CODING_AGENT_DIR", str(tmp_path / "agent"))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_loop():
+    """One event loop for the module, so each API's HTTP client is made once."""
+    global _LOOP
+    with asyncio.Runner() as _LOOP:
+        yield
+
+
+@pytest.fixture(scope="module")
+def _server():
+    server = ReplayServer()
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def replay_server(_server):
+    """One loopback server for the module (closing one takes half a second)."""
+    _server.requests.clear()
+    _server.replies.clear()
+    return _server
 
 
 def provider_for(api: Api, server: Any, tmp_path: Path, compat=None) -> tuple[Any, Model]:
@@ -197,7 +224,7 @@ def send(provider, model, messages, server, **options) -> bytes:
         async for _ in provider.stream(model, context, opts):
             pass
 
-    asyncio.run(go())
+    _LOOP.run(go())
     assert len(server.requests) == before + 1
     return server.requests[-1].body
 
