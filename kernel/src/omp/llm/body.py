@@ -27,8 +27,9 @@ def dumps(value: Any) -> bytes:
 
 
 class PreparedBody:
-    """A request body: ``payload`` (a dict) whose ``payload[key]`` list has the cached
-    encodings ``encoded`` (one per item; None where an item must be encoded)."""
+    """A request body: ``payload`` (a dict) whose ``payload[key]`` list has cached
+    encodings ``encoded``: per item its bytes followed by a comma, or None where the
+    item is encoded per request (``missing`` lists those indexes)."""
 
     def __init__(
         self,
@@ -42,7 +43,6 @@ class PreparedBody:
         self.missing = (
             missing if missing is not None else [i for i, b in enumerate(self.encoded) if b is None]
         )
-        """The indexes of ``encoded`` that are None."""
         self._view_items: Any = None
 
     def view(self) -> dict[str, Any]:
@@ -56,18 +56,28 @@ class PreparedBody:
 
     def encode(self, payload: Any = None) -> bytes:
         """The bytes of ``payload`` (this body's own when None, or what handlers made of
-        ``view()``), reusing the cached item encodings where they still hold."""
+        ``view()``), reusing the cached item encodings where they still hold. The
+        pieces are joined once: a long body is copied once."""
         payload = self.payload if payload is None else payload
         if type(payload) is not dict or not all(type(k) is str for k in payload):
             return dumps(payload)
-        fields = []
+        chunks: list[bytes] = []
         for name, value in payload.items():
-            cached = self._list_bytes(value) if name == self.key else None
-            fields.append(dumps(name) + b":" + (cached if cached is not None else dumps(value)))
-        return b"{" + b",".join(fields) + b"}"
+            chunks.append(b"," + dumps(name) + b":" if chunks else b"{" + dumps(name) + b":")
+            items = self._cached_items(value) if name == self.key else None
+            if items is None:
+                chunks.append(dumps(value))
+            elif items:
+                chunks.append(b"[")
+                chunks += items
+                chunks[-1] = chunks[-1][:-1] + b"]"  # no comma after the last item
+            else:
+                chunks.append(b"[]")
+        chunks.append(b"}" if chunks else b"{}")
+        return b"".join(chunks)
 
-    def _list_bytes(self, value: Any) -> bytes | None:
-        """The encoded list when ``value`` is (a view of) the cached list, unchanged."""
+    def _cached_items(self, value: Any) -> list[bytes] | None:
+        """The items' encodings when ``value`` is (a view of) the cached list, unchanged."""
         original = self.payload.get(self.key) if self.key else None
         if original is None or len(self.encoded) != len(original):
             return None
@@ -81,8 +91,8 @@ class PreparedBody:
             return None
         parts = self.encoded.copy()
         for index in self.missing:
-            parts[index] = dumps(original[index])
-        return b"[" + b",".join(parts) + b"]"  # type: ignore[arg-type]
+            parts[index] = dumps(original[index]) + b","
+        return parts  # type: ignore[return-value]
 
 
 async def request_bytes(body: Any, options: Any = None) -> bytes:

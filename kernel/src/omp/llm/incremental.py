@@ -52,8 +52,8 @@ class Fold(Protocol):
 
 @dataclass
 class Converted:
-    """A converted list: ``items[:kept]`` encoded already (``encoded``), the items after
-    them encoded per request."""
+    """A converted list: ``items[:kept]`` encoded already (``encoded``: each item's
+    bytes and a comma), the items after them encoded per request."""
 
     items: list[Any]
     encoded: list[bytes]
@@ -112,7 +112,7 @@ class _Slot:
             self.marks.append((len(fold.items), fold.save()))
         items, encoded = fold.items, self.encoded
         for item in items[len(encoded) :]:
-            encoded.append(dumps(item))
+            encoded.append(dumps(item) + b",")
         kept, tail = fold.end()
         return Converted(items[:kept] + tail, encoded[:kept])
 
