@@ -412,3 +412,24 @@ def test_httpx_gets_encoded_bytes_not_a_dict_to_encode():
     assert "json" not in sent
     assert sent["content"] == canonical(body)
     assert sent["headers"] == {"x-a": "1", "content-type": "application/json"}
+
+
+def test_what_handlers_leave_unchanged_is_not_encoded_again():
+    from omp.events import patched_payload
+    from omp.llm.body import PreparedBody
+
+    items = [{"a": 1}, {"b": 2}, {"tail": True}]
+    cached = [b'{"a":1},', b'"cached b",', None]  # stands in for {"b":2}: shows reuse
+    body = PreparedBody({"model": "m", "messages": items}, "messages", cached, [2])
+    view = body.view()
+    assert view["messages"][0] == {"a": 1}  # read, not changed
+    patched = patched_payload(view, {"patch": {"temperature": 0}})
+    assert body.encode(patched) == (
+        b'{"model":"m","messages":[{"a":1},"cached b",{"tail":true}],"temperature":0}'
+    )
+    view["messages"][1]["b"] = 3  # changed in the handler's copy: encoded in full
+    assert body.encode(view) == b'{"model":"m","messages":[{"a":1},{"b":3},{"tail":true}]}'
+    assert items[1] == {"b": 2}
+    view["messages"].append({"c": 4})  # the list itself changed
+    assert body.encode(view).endswith(b'{"tail":true},{"c":4}]}')
+    assert body.encode() == b'{"model":"m","messages":[{"a":1},"cached b",{"tail":true}]}'
