@@ -134,7 +134,11 @@ class WireCache:
             slot = _Slot(key, new_fold())
             self._slots.insert(0, slot)
             del self._slots[self._limit :]
-        return slot.convert(messages)
+        try:
+            return slot.convert(messages)
+        except BaseException:
+            self._slots.remove(slot)  # half converted: never resumed from
+            raise
 
     def _slot_for(self, key: Any, messages: Sequence[Any]) -> _Slot | None:
         for index, slot in enumerate(self._slots):
