@@ -22,6 +22,7 @@ class WireModel(BaseModel):
         validate_by_alias=True,
         serialize_by_alias=True,
         extra="allow",
+        defer_build=True,
     )
 
 
