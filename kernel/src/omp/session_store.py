@@ -6,26 +6,15 @@ import json
 import os
 import re
 import tempfile
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from omp.errors import OmpError
 from omp.session import iso_now
+from omp.session_listing import SessionInfo
 
 _SEPARATORS = re.compile(r"[/\\:]")
 _PREFIX_BYTES = 4096
-_PREVIEW_CHARS = 120
-
-
-@dataclass
-class SessionInfo:
-    path: Path
-    id: str
-    cwd: str
-    modified: datetime
-    first_message: str | None
 
 
 def _relative_to(path: str, root: str) -> str | None:
@@ -146,45 +135,8 @@ def find_session(directory: Path, prefix: str) -> Path:
     raise OmpError(f"session '{prefix}' is ambiguous: {len(matches)} sessions match: {names}{more}")
 
 
-def _preview(message: Any) -> str | None:
-    if not isinstance(message, dict) or message.get("role") != "user":
-        return None
-    content = message.get("content")
-    if isinstance(content, list):
-        content = " ".join(
-            block.get("text", "")
-            for block in content
-            if isinstance(block, dict) and block.get("type") == "text"
-        )
-    if not isinstance(content, str):
-        return None
-    text = " ".join(content.split())
-    return text if len(text) <= _PREVIEW_CHARS else text[: _PREVIEW_CHARS - 1] + "…"
-
-
 def list_sessions(directory: Path) -> list[SessionInfo]:
     """The sessions in a directory, newest first; files without a session header are left out."""
-    sessions: list[SessionInfo] = []
-    for path in _session_files(directory):
-        records = _read_prefix(path)
-        header = _header(records)
-        if header is None:
-            continue
-        try:
-            modified = datetime.fromtimestamp(path.stat().st_mtime, UTC)
-        except OSError:
-            continue
-        first = next(
-            (
-                text
-                for record in records
-                if record.get("type") == "message"
-                and (text := _preview(record.get("message"))) is not None
-            ),
-            None,
-        )
-        sessions.append(
-            SessionInfo(path, header["id"], str(header.get("cwd", "")), modified, first)
-        )
-    sessions.sort(key=lambda info: info.modified, reverse=True)
-    return sessions
+    from omp.session_listing import list_sessions as listing
+
+    return listing(directory)
