@@ -171,6 +171,45 @@ def _entry_message(entry: dict[str, Any]) -> Any:
     )
 
 
+def _model_key(entry: dict[str, Any]) -> str | None:
+    """A model_change entry's ``provider/id``: omp writes ``model``, pi ``provider`` and
+    ``modelId``."""
+    if entry.get("model"):
+        return str(entry["model"])
+    provider, model_id = entry.get("provider"), entry.get("modelId")
+    return f"{provider}/{model_id}" if provider and model_id else None
+
+
+def _version(header: dict[str, Any]) -> int:
+    version = header.get("version", 1)
+    return version if isinstance(version, int) else 1
+
+
+class _LinearIds:
+    """pi's version 1 to 2 migration: entries of a linear file get ids, each the parent
+    of the next, and a compaction's ``firstKeptEntryIndex`` becomes ``firstKeptEntryId``."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+
+    def migrate(self, entry: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(entry.get("id"), str):
+            self.ids.append(entry["id"])
+            return entry
+        entry_id = uuid.uuid4().hex[-8:]
+        while entry_id in self.ids:
+            entry_id = uuid.uuid4().hex[-8:]
+        migrated = {**entry, "id": entry_id, "parentId": self.ids[-1] if self.ids else None}
+        message = migrated.get("message")
+        if isinstance(message, dict) and message.get("role") == "hookMessage":
+            migrated["message"] = {**message, "role": "custom"}  # version 2 to 3
+        index = migrated.pop("firstKeptEntryIndex", None)
+        if isinstance(index, int) and 0 <= index < len(self.ids):
+            migrated["firstKeptEntryId"] = self.ids[index]
+        self.ids.append(entry_id)
+        return migrated
+
+
 def _drop_dangling_tool_calls(messages: list[Any]) -> list[Any]:
     """Remove tool calls without a later result and results without an earlier call."""
     called: set[str] = set()
@@ -220,6 +259,8 @@ class SessionFile:
         self._lock_fd: int | None = None
         self._size = 0
         """The file's length as this process knows it (read, then appended)."""
+        self._migrated = False
+        """Read from a version 1 file: rewritten as version 3 before the first append."""
 
     @classmethod
     def create(
@@ -302,11 +343,15 @@ class SessionFile:
         if header is None or header.get("type") != "session" or not header.get("id"):
             raise OmpError(f"cannot open session {path}: line {lineno} is not a session header")
         session = cls(path, header, persisted=True)
+        linear = _LinearIds() if _version(header) < 2 else None
         for lineno, entry in lines:
             if entry is None:
                 session.load_warnings.append(f"{path}:{lineno}: skipped an unreadable line")
             else:
+                if linear is not None:
+                    entry = linear.migrate(entry)
                 session._load_entry(freeze(entry), f"{path}:{lineno}")
+        session._migrated = linear is not None
         torn: _TornTail | None = state["torn"]
         if torn is not None:
             session.load_warnings.append(
@@ -444,6 +489,33 @@ class SessionFile:
             self._check_tail = True
             raise OmpError(f"cannot write session {self.path}: {_reason(exc)}") from None
 
+    def _rewrite_migrated(self) -> None:
+        """Replace a version 1 file by its version 3 form (omp and pi do the same), so
+        that appended entries link into a tree every reader agrees on. The new file is
+        locked before it takes the old one's place."""
+        assert self.path is not None
+        self._hold_lock()
+        header = {**self.header, "version": CURRENT_VERSION}
+        data = b"".join(_encode(dict(entry)) for entry in [header, *self.entries])
+        temporary = self.path.with_name(f".{self.path.name}.v3-{os.getpid()}")
+        try:
+            mode = os.stat(self.path).st_mode & 0o777
+            fd = session_lock.acquire(temporary, create=True)
+            try:
+                os.fchmod(fd, mode)
+                _write_all(fd, data)
+                os.fsync(fd)
+                os.replace(temporary, self.path)
+            except BaseException:
+                os.close(fd)
+                temporary.unlink(missing_ok=True)
+                raise
+        except OSError as exc:
+            raise OmpError(f"cannot write session {self.path}: {_reason(exc)}") from None
+        self.close()
+        self._lock_fd, self._size, self._torn, self._check_tail = fd, len(data), None, False
+        self.header, self._migrated = header, False
+
     def _repair_torn_tail(self, torn: _TornTail) -> None:
         """Move the torn bytes to a sibling file with the session's own mode (they may
         hold as much as any line), then cut the session back to its last line."""
@@ -485,6 +557,8 @@ class SessionFile:
             raise OmpError(f"cannot save a {kind} entry: {exc}") from None
         entry = freeze(entry)
         if self._persisted:
+            if self._migrated:
+                self._rewrite_migrated()
             self._append_line(line)
             self._add(entry)
         else:
@@ -582,7 +656,7 @@ class SessionFile:
         for index, entry in enumerate(path):
             kind = entry.get("type")
             if kind == "model_change" and entry.get("role", "default") == "default":
-                context.model = entry.get("model")
+                context.model = _model_key(entry)
             elif kind == "thinking_level_change":
                 context.thinking_level = entry.get("thinkingLevel")
             elif kind == "reset_boundary":

@@ -21,7 +21,11 @@ _WINDOW = 36 * 1024
 _CHUNK = 1 << 20
 _PREVIEW_CHARS = 120
 _MESSAGE = (b'\n{"type":"message"', b'\n{"type": "message"')
-_NAMES = (b'\n{"type":"session_info"', b'\n{"type":"title_change"')
+_NAMES = tuple(
+    b'\n{"type":%s"%s"' % (space, kind)
+    for kind in (b"session_info", b"title_change")
+    for space in (b"", b" ")
+)
 
 
 @dataclass
