@@ -3,10 +3,13 @@ built on first use, not at import, so a run builds only the few it uses."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
 import sys
+from functools import partial
+from types import SimpleNamespace
 
 PROBE = """
 import json, sys
@@ -36,22 +39,34 @@ def test_importing_the_models_builds_none_of_them():
     assert found["after"] == ["UserMessage"]  # the first use builds that one only
 
 
-def test_the_console_script_skips_the_exit_time_collection(monkeypatch, capsys, tmp_path):
-    """At interpreter exit a cycle collection walks the whole heap (about 40 ms after
-    a run): the process is about to end, so ``omp`` freezes the heap first. Called
-    with an argument list (embedded, in tests), main() leaves the collector alone."""
-    import gc
-
+def test_the_console_script_freezes_startup_and_skips_the_exit_collection(
+    monkeypatch, capsys, tmp_path
+):
+    """Startup makes long-lived objects only: omp collects nothing during it, then
+    freezes what it made so that the run's collections walk only the run's objects;
+    at exit it freezes the heap instead of letting the exit-time collection walk it
+    (about 40 ms after a run). Called with an argument list (embedded, in tests),
+    main() leaves the collector alone."""
+    import omp.cli.main
     from omp.cli.main import main
 
-    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
-    monkeypatch.setattr(gc, "disable", lambda: None)
-    frozen: list[bool] = []
+    calls: list[str] = []
+    recorder = SimpleNamespace(
+        **{n: partial(calls.append, n) for n in ("disable", "enable", "freeze")}
+    )
+    monkeypatch.setattr(omp.cli.main, "gc", recorder)
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("OMP_CODING_AGENT_DIR", str(tmp_path / "agent"))
-    assert main(["--help"]) == 0
-    assert frozen == []
-    monkeypatch.setattr(sys, "argv", ["omp", "--help"])
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    run = ["-p", "hi", "--model", "scripted/demo", "--no-session"]
+    assert main(run) == 0
+    assert calls == []
+    monkeypatch.setattr(sys, "argv", ["omp", *run])
     assert main() == 0
-    assert frozen == [True]
+    assert calls == ["disable", "freeze", "enable", "disable", "freeze"]
+    monkeypatch.setattr(sys, "argv", ["omp", "--help"])
+    calls.clear()
+    assert main() == 0
+    assert calls == ["disable", "disable", "freeze"]
     assert "usage" in capsys.readouterr().out.lower()

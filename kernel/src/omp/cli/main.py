@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -19,27 +20,35 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(f"omp {__version__}")
         return 0
+    if own_process:
+        gc.disable()  # startup makes long-lived objects only: nothing to collect yet
     try:
-        return _main(argv)
+        return _main(argv, own_process)
     finally:
         if own_process:
             _skip_exit_collection()
 
 
+def _started() -> None:
+    """Startup is over: what it made (modules, classes, plugins) lives as long as the
+    process, so it is frozen out of every later collection, which then walks only what
+    the run makes."""
+    gc.freeze()
+    gc.enable()
+
+
 def _skip_exit_collection() -> None:
     """At interpreter exit a cycle collection walks every object a run created (about
     40 ms after one turn); the process is ending, so the heap is frozen instead."""
-    import gc
-
     gc.disable()
     gc.freeze()
 
 
-def _main(argv: list[str]) -> int:
+def _main(argv: list[str], own_process: bool) -> int:
     from omp.errors import OmpError
 
     try:
-        return _run(argv)
+        return _run(argv, own_process)
     except OmpError as exc:
         print(f"omp: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -60,7 +69,7 @@ def _main(argv: list[str]) -> int:
         return 70
 
 
-def _run(argv: list[str]) -> int:
+def _run(argv: list[str], own_process: bool = False) -> int:
     from omp.bootstrap import (
         RUNTIME_KINDS,
         SessionOptions,
@@ -169,6 +178,8 @@ def _run(argv: list[str]) -> int:
     from omp.modes import ModeRequest, run_mode
 
     request = ModeRequest(prompts=prompts, verbose=bool(parsed["verbose"]))
+    if own_process:
+        _started()
     return run_mode(mode, session, request)
 
 
