@@ -328,6 +328,10 @@ def report(
     def wall(name: str, turns: int) -> float | None:
         return _median([r.wall for r in good[name].get(turns, [])])
 
+    def fastest(name: str, turns: int) -> float | None:
+        runs = good[name].get(turns, [])
+        return min(r.wall for r in runs) if runs else None
+
     def rss(name: str, turns: int) -> float | None:
         runs = good[name].get(turns, [])
         return max(r.rss_mib for r in runs) if runs else None
@@ -348,7 +352,11 @@ def report(
         rows.append(
             [
                 label.get(t, f"{t} turns"),
-                *(f"{_fmt(wall(n, t), ' s', 3)} / {_fmt(rss(n, t), ' MiB', 0)}" for n in names),
+                *(
+                    f"{_fmt(wall(n, t), ' s', 3)} ({_fmt(fastest(n, t), '', 3)}) / "
+                    f"{_fmt(rss(n, t), ' MiB', 0)}"
+                    for n in names
+                ),
             ]
         )
     if 50 in sizes and 200 in sizes:
@@ -366,7 +374,7 @@ def report(
                 ),
             ]
         )
-    _table(["wall (median) / peak RSS", *names], rows)
+    _table(["wall median (min) / peak RSS", *names], rows)
 
     print("\nPer-turn curve, ms per turn by turn index (wall / harness = wall minus the peer)")
     rows = []
