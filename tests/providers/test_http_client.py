@@ -169,3 +169,18 @@ def test_requests_of_a_run_share_one_connection(replay_server, tmp_path):
 
     asyncio.run(three())
     assert len(accepted) == 1
+
+
+def test_proxies_from_the_environment_are_honoured(replay_server, monkeypatch):
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy", "HTTPS_PROXY", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", replay_server.url)
+    replay_server.add(b"{}", headers={"content-type": "application/json"})
+
+    async def post():
+        client = client_factory("openai-completions")()
+        response = await client.post("http://model.example.invalid/v1/x", json={})
+        return response.status_code
+
+    assert asyncio.run(post()) == 200
+    assert replay_server.requests[0].path == "http://model.example.invalid/v1/x"

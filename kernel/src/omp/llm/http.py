@@ -33,13 +33,20 @@ def shared_client(key: str) -> Any:
     return per_loop(key, new_client)
 
 
-def new_client() -> Any:
-    """An ``httpx.AsyncClient`` without timeouts (the transport applies its own) whose
-    TLS context is made only when an https:// URL is first requested."""
+def new_client(**options: Any) -> Any:
+    """An ``httpx.AsyncClient`` (``options`` are its own; no timeout unless given: the
+    provider transport applies its own) whose TLS context is the process's, made only
+    when an https:// URL is first requested. With proxies in the environment httpx's
+    own transports are kept, as only they honour them."""
+    import urllib.request
+
     import httpx
 
     _settle_sniffio()
-    return httpx.AsyncClient(timeout=None, transport=_transport_class()())
+    options.setdefault("timeout", None)
+    if urllib.request.getproxies():
+        return httpx.AsyncClient(verify=tls_context(), **options)
+    return httpx.AsyncClient(transport=_transport_class()(), **options)
 
 
 def tls_context() -> ssl.SSLContext:
