@@ -128,10 +128,11 @@ def _check_url(url: str) -> str | None:
 
 async def _download(url: str, timeout: float, on_update: Any) -> Download:
     import httpx
+    from omp.llm.http import new_client
 
     async with asyncio.timeout(timeout):
         async with (
-            httpx.AsyncClient(
+            new_client(
                 follow_redirects=True,
                 max_redirects=MAX_REDIRECTS,
                 timeout=httpx.Timeout(timeout),
