@@ -70,3 +70,17 @@ def test_a_handler_that_only_counts_messages_copies_none(make_session, omp_harne
     omp_harness.run(session, "hello")
     assert copies == []
     assert provider.requests[0].messages[0].content == "hello"
+
+
+def test_appending_copies_nothing_and_the_request_sees_the_new_message():
+    from omp.copying import CopyOnRead
+    from omp.messages import UserMessage
+
+    originals = [UserMessage(content=f"m{n}") for n in range(3)]
+    view = CopyOnRead(originals)
+    view.append(UserMessage(content="added"))
+    view += [UserMessage(content="more")]
+    settled = view.settled()
+    assert settled[:3] == originals and all(a is b for a, b in zip(settled, originals))
+    assert [m.content for m in settled[3:]] == ["added", "more"]
+    assert view.copied_indexes() == [3, 4]

@@ -138,6 +138,22 @@ class CopyOnRead(list):  # type: ignore[type-arg]
             index = fresh.find(1, index + 1)
         return found
 
+    def append(self, item: Any) -> None:
+        """Adding at the end moves no index, so nothing needs copying first."""
+        list.append(self, item)
+        if self._fresh is not None:
+            self._fresh.append(1)
+
+    def extend(self, items: Any) -> None:
+        added = list(items)
+        list.extend(self, added)
+        if self._fresh is not None:
+            self._fresh.extend(b"\x01" * len(added))
+
+    def __iadd__(self, items: Any) -> CopyOnRead:
+        self.extend(items)
+        return self
+
     def settled(self) -> list[Any]:
         """A plain list for the request: the copies a handler read (and may have
         changed), the originals where nothing was read."""
@@ -156,8 +172,8 @@ def _owning(name: str) -> Any:
 
 
 for _name in (
-    "__setitem__", "__delitem__", "__iadd__", "__imul__", "__contains__", "__eq__",
-    "__ne__", "__add__", "__mul__", "__rmul__", "__repr__", "append", "extend", "insert",
+    "__setitem__", "__delitem__", "__imul__", "__contains__", "__eq__",
+    "__ne__", "__add__", "__mul__", "__rmul__", "__repr__", "insert",
     "remove", "pop", "clear", "sort", "reverse", "index", "count", "copy",
 ):  # fmt: skip
     setattr(CopyOnRead, _name, _owning(_name))

@@ -195,7 +195,9 @@ def omp_context(event, ctx):
         return None
     from omp.messages import DeveloperMessage
 
-    return {"messages": [*event.messages, DeveloperMessage(content=instruction(state.threshold))]}
+    # Appending in place leaves the earlier messages unread, so none of them is copied.
+    event.messages.append(DeveloperMessage(content=instruction(state.threshold)))
+    return None
 
 
 @omp.hookimpl
