@@ -24,7 +24,7 @@ STATS = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("word", ["mcp", "batch", "sessions"])
+@pytest.mark.parametrize("word", ["mcp", "batch"])  # `sessions` is built in now
 def test_a_family_without_its_plugin_is_not_installed_not_a_prompt(omp_cli, word):
     script = omp_cli.script([{"text": "I am the model"}])
     proc = omp_cli(word, "add", "foo", "--script", script)

@@ -92,6 +92,12 @@ class HandlerContext:
     def is_idle(self) -> bool:
         return not self._session.agent.is_streaming
 
+    async def compact(self, instructions: str | None = None) -> dict[str, Any]:
+        """Summarise the older conversation now (``/compact``); a running agent is
+        stopped first. Returns summary, first_kept_entry_id, tokens_before and
+        tokens_after; OmpError when nothing could be compacted (nothing is written)."""
+        return await self._session.compact(instructions)
+
     def abort(self, reason: str | None = None) -> None:
         """Stop the run. A ``reason`` is shown to the user as why the run stopped and
         makes one-shot modes exit non-zero."""
@@ -135,6 +141,14 @@ class CommandContext(HandlerContext):
         """Move to another point of the tree; a plugin may summarise the branch left."""
         return await self._session.navigate_tree(target_id, summarize, label)
 
-    async def prompt(self, text: str) -> None:
-        """Run a prompt as if the user typed it (after the command returns control)."""
-        await self._session.prompt(text, source="extension")
+    async def set_session_name(self, name: str) -> dict[str, Any]:
+        """Name this session (``/name``); listings and ``/resume`` show the name."""
+        from omp.session_actions import set_session_name
+
+        return await set_session_name(self._session, name)
+
+    async def prompt(self, text: str, *, literal: bool = False) -> None:
+        """Run a prompt as if the user typed it (after the command returns control);
+        ``literal`` text goes to the model as it is, never run as a ``!``/``$`` user
+        command or a slash command."""
+        await self._session.prompt(text, source="extension", literal=literal)

@@ -606,6 +606,35 @@ class SessionFile:
     def append_branch_summary(self, from_id: str, summary: str) -> dict[str, Any]:
         return self._append("branch_summary", {"fromId": from_id, "summary": summary})
 
+    def append_compaction(
+        self, summary: str, first_kept_entry_id: str, tokens_before: int, **optional: Any
+    ) -> dict[str, Any]:
+        """omp's ``compaction`` entry; ``optional`` fields (tokensAfter, details,
+        preserveData, fromExtension) are written when not None."""
+        fields: dict[str, Any] = {
+            "summary": summary,
+            "firstKeptEntryId": first_kept_entry_id,
+            "tokensBefore": tokens_before,
+        }
+        fields.update({k: v for k, v in optional.items() if v is not None})
+        return self._append("compaction", fields)
+
+    def append_session_info(self, name: str) -> dict[str, Any]:
+        """Name the session (pi's ``session_info``): listings show it as the title."""
+        return self._append("session_info", {"name": name})
+
+    @property
+    def name(self) -> str | None:
+        """The latest name given (pi's ``session_info``, omp's ``title_change``), else
+        the header's title."""
+        for entry in reversed(self.entries):
+            kind = entry.get("type")
+            if kind in ("session_info", "title_change"):
+                value = entry.get("name") if kind == "session_info" else entry.get("title")
+                return str(value).strip() or None if value is not None else None
+        title = self.header.get("title")
+        return str(title) if title else None
+
     # -- the tree ------------------------------------------------------------------
 
     def branch(self, entry_id: str) -> None:
@@ -720,6 +749,14 @@ class SessionView:
     @property
     def leaf_id(self) -> str | None:
         return self._session.leaf_id
+
+    @property
+    def name(self) -> str | None:
+        return self._session.name
+
+    @property
+    def header(self) -> dict[str, Any]:
+        return dict(self._session.header)
 
     def entries(self) -> list[dict[str, Any]]:
         return list(self._session.entries)

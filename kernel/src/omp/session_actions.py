@@ -222,6 +222,15 @@ async def navigate_tree(
     return _done(session, draft)
 
 
+async def set_session_name(session: Any, name: str) -> dict[str, Any]:
+    """Name the session (``/name``); the name is what listings and ``/resume`` show."""
+    name = " ".join(name.split())
+    if not name:
+        raise OmpError("a session name cannot be empty")
+    session.session_file.append_session_info(name)
+    return {"cancelled": False, "name": name}
+
+
 def _draft(entry: dict[str, Any]) -> str | None:
     """The text a user or ordinary custom message offers back to the editor."""
     from omp.messages import content_text

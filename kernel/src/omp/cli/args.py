@@ -62,6 +62,13 @@ BUILTIN_FLAGS: list[Flag] = [
         metavar="ID|PATH",
     ),
     Flag("no-session", "Keep the session in memory only"),
+    Flag(
+        "export",
+        "Write a session (--session PATH, --resume ID, else the latest here) to FILE "
+        "as HTML, or Markdown for .md, and exit",
+        "string",
+        metavar="FILE",
+    ),
     Flag("session-dir", "Directory for session files", "string", metavar="DIR"),
     Flag("system-prompt", "Replace the system prompt (text or a file)", "string", metavar="TEXT"),
     Flag(
@@ -70,6 +77,10 @@ BUILTIN_FLAGS: list[Flag] = [
         "string",
         metavar="TEXT",
     ),
+    Flag("no-context-files", "Do not read AGENTS.md / CLAUDE.md"),
+    Flag("no-rules", "Load no rules (.omp/rules, .cursor/rules, .clinerules, ...)"),
+    Flag("no-skills", "Load no skills (SKILL.md folders)"),
+    Flag("no-prompt-templates", "Load no prompt templates (.omp/commands, .claude/commands)"),
     Flag("cwd", "Work in this directory", "string", metavar="DIR"),
     Flag("verbose", "Say more on stderr"),
     Flag("version", "Print the version and exit", short="-v"),
@@ -112,6 +123,16 @@ def first_word(argv: Sequence[str]) -> tuple[str | None, list[str]]:
             return token, args[index + 1 :]
         index += 2 if token in takes_value else 1
     return None, []
+
+
+def export_command(argv: Sequence[str]) -> list[str] | None:
+    """``--export FILE [--session PATH|--resume ID]`` as the arguments of ``omp sessions
+    export``, which does the work (None without ``--export``)."""
+    target = prescan(argv, "export")
+    if not target:
+        return None
+    source = [*prescan(argv, "session"), *prescan(argv, "resume")]  # type: ignore[misc]
+    return ["export", *source[-1:], target[-1]]  # type: ignore[index]
 
 
 @dataclass

@@ -89,6 +89,8 @@ def _run(argv: list[str], own_process: bool = False) -> int:
         raise UsageError(f"--cwd {cwd} is not a directory")
     wants_help = bool(cli_args.prescan(argv, "help"))
     word, rest = cli_args.first_word(argv)
+    if (exported := cli_args.export_command(argv)) is not None:
+        word, rest = "sessions", exported
     # Listing commands and command families never run project code, trusted or not.
     runs_project_code = not (
         wants_help or cli_args.prescan(argv, "version") or word in SUBCOMMANDS or word in FAMILIES

@@ -1,0 +1,1 @@
+"""`omp sessions`: list, search and export sessions; the session-tree slash commands."""

@@ -1,0 +1,101 @@
+"""/branch, /tree, /fork and /name (the sessions-command plugin) over the session actions:
+every entry stays on disk and the context is exactly the chosen path."""
+
+from __future__ import annotations
+
+import json
+
+import omp_sessions_command.plugin as sessions_plugin
+from doubles import texts
+
+
+def _lines(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _user_ids(path) -> dict[str, str]:
+    return {
+        e["message"]["content"]: e["id"]
+        for e in _lines(path)
+        if e["type"] == "message" and e["message"]["role"] == "user"
+    }
+
+
+def _session(make_session, omp_harness, replies):
+    path = omp_harness.cwd / "s.jsonl"
+    session, provider = make_session(replies, plugins=[sessions_plugin], session_path=str(path))
+    return session, provider, path
+
+
+def test_branch_keeps_every_entry_and_continues_from_before_the_chosen_prompt(
+    make_session, omp_harness
+):
+    replies = [{"text": "one"}, {"text": "two"}, {"text": "three"}, {"text": "four"}]
+    session, provider, path = _session(make_session, omp_harness, replies)
+    omp_harness.run(session, "first", "second", "third")
+    before = path.read_bytes()
+    second = _user_ids(path)["second"]
+    omp_harness.run(session, f"/branch {second[:6]}", "instead")
+    after = path.read_bytes()
+    assert after.startswith(before)  # nothing rewritten, nothing lost
+    assert texts(provider.requests[-1]) == ["first", "one", "instead"]
+    new = _lines(path)[-2]
+    assert new["message"]["content"] == "instead"
+    assert (
+        new["parentId"]
+        == _lines(path)[[e.get("id") for e in _lines(path)].index(second)]["parentId"]
+    )
+    # the abandoned path is still there: /tree back to "three" rebuilds it exactly
+    three = next(
+        e["id"]
+        for e in _lines(path)
+        if e["type"] == "message"
+        and e["message"]["role"] == "assistant"
+        and e["message"]["content"][0]["text"] == "three"
+    )
+    omp_harness.run(session, f"/tree {three}", "again")
+    assert texts(provider.requests[-1])[:6] == ["first", "one", "second", "two", "third", "three"]
+    assert texts(provider.requests[-1])[-1] == "again"
+
+
+def test_tree_with_a_summary_writes_a_branch_summary_the_model_sees(make_session, omp_harness):
+    replies = [{"text": "one"}, {"text": "two"}, {"text": "three"}]
+    session, provider, path = _session(make_session, omp_harness, replies)
+    omp_harness.run(session, "first", "second")
+    first_reply = next(
+        e["id"]
+        for e in _lines(path)
+        if e["type"] == "message" and e["message"]["role"] == "assistant"
+    )
+    omp_harness.run(session, f"/tree {first_reply} --summary tried approach B; it failed", "go")
+    summary = next(e for e in _lines(path) if e["type"] == "branch_summary")
+    assert summary["summary"] == "tried approach B; it failed"
+    assert summary["parentId"] == first_reply
+    sent = texts(provider.requests[-1])
+    assert sent[:2] == ["first", "one"] and "tried approach B" in sent[2] and sent[-1] == "go"
+    assert "second" not in sent
+
+
+def test_tree_and_branch_without_an_argument_list_the_choices(make_session, omp_harness):
+    session, _, path = _session(make_session, omp_harness, [{"text": "one"}, {"text": "two"}])
+    notices: list[str] = []
+    session.ui.notify = lambda message, level="info": notices.append(message)
+    omp_harness.run(session, "first", "second", "/tree", "/branch")
+    tree, branch = notices[-2], notices[-1]
+    ids = _user_ids(path)
+    assert f"{ids['first']}  user: first" in tree and "<- here" in tree
+    assert f"{ids['second']}  user: second" in branch
+
+
+def test_fork_and_name(make_session, omp_harness):
+    session, _, path = _session(make_session, omp_harness, [{"text": "one"}, {"text": "two"}])
+    omp_harness.run(session, "first", "second", "/name Auth refactor")
+    assert _lines(path)[-1] == {**_lines(path)[-1], "type": "session_info", "name": "Auth refactor"}
+    second = _user_ids(path)["second"]
+    omp_harness.run(session, f"/fork {second}")
+    forked = session.session_file.path
+    assert forked != path and path.exists()
+    header, *entries = _lines(forked)
+    assert header["parentSession"] == str(path)
+    assert next(e["message"]["content"] for e in entries if e["type"] == "message") == "first"
+    assert len([e for e in entries if e["type"] == "message"]) == 2  # first, one
