@@ -20,11 +20,6 @@ from replay import ReplayServer
 COVERAGE_LOG = "OMP_HOOK_COVERAGE_LOG"
 
 NOT_YET_CALLED = {
-    "omp_session_before_compact": "compaction (issue 13)",
-    "omp_session_compacting": "compaction (issue 13)",
-    "omp_session_compact": "compaction (issue 13)",
-    "omp_auto_compaction_start": "compaction (issue 13)",
-    "omp_auto_compaction_end": "compaction (issue 13)",
 }
 """Hook specs whose caller an open issue owns; each leaves this list when it lands."""
 

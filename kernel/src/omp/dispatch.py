@@ -28,6 +28,7 @@ import pluggy
 
 from omp.events import (
     BeforeAgentStartPatch,
+    CompactingPatch,
     ContextPatch,
     ExecutionOverride,
     InputPatch,
@@ -383,7 +384,7 @@ def _apply_patch(hook_name: str, outcome: ChainOutcome, result: Any) -> None:
         return
     if hook_name == "omp_resources_discover":
         patch = _coerce(result, ResourcesPatch)
-        for name in ("skill_paths", "prompt_paths", "theme_paths"):
+        for name in ("skill_paths", "prompt_paths", "theme_paths", "rule_paths"):
             found = getattr(event, name)
             for path in getattr(patch, name) or []:
                 absolute = os.path.join(event.cwd, os.path.expanduser(str(path)))
@@ -392,6 +393,14 @@ def _apply_patch(hook_name: str, outcome: ChainOutcome, result: Any) -> None:
         return
     if hook_name == "omp_before_provider_request":
         event.payload = patched_payload(event.payload, result)
+        return
+    if hook_name == "omp_session_compacting":
+        patch = _coerce(result, CompactingPatch)
+        event.context = [*event.context, *(str(line) for line in patch.context or [])]
+        if patch.prompt is not None:
+            event.prompt = patch.prompt
+        if patch.preserve_data is not None:
+            event.preserve_data = patch.preserve_data
         return
     if hook_name == "omp_session_stop":
         text = _coerce(result, SessionStopDecision).continuation()

@@ -248,12 +248,21 @@ class RetryFallbackSucceededEvent(Event):
 
 
 class AutoCompactionStartEvent(Event):
+    """``reason``: ``threshold`` (the context passed the window less the reserve) or
+    ``overflow`` (the provider refused the context; the request is sent again)."""
+
     type: Literal["auto_compaction_start"] = "auto_compaction_start"
     reason: str
+    action: str = "context-full"
 
 
 class AutoCompactionEndEvent(Event):
+    """``result``: the compaction (summary, first_kept_entry_id, tokens_before,
+    tokens_after) when it succeeded."""
+
     type: Literal["auto_compaction_end"] = "auto_compaction_end"
+    action: str = "context-full"
+    result: Any = None
     aborted: bool = False
     will_retry: bool = False
     error_message: str | None = None
@@ -311,15 +320,28 @@ class SessionForkEvent(Event):
 
 
 class SessionBeforeCompactEvent(Event):
+    """``preparation``: first_kept_entry_id, messages_to_summarize, previous_summary,
+    tokens_before, file_ops; ``reason``: manual, threshold or overflow; ``signal``
+    aborts with the compaction (pass it to your own model call)."""
+
     type: Literal["session_before_compact"] = "session_before_compact"
+    preparation: dict[str, Any] = Field(default_factory=dict)
     branch_entries: list[Any] = Field(default_factory=list)
     custom_instructions: str | None = None
+    reason: str = "manual"
+    signal: Any = None
 
 
 class SessionCompactingEvent(Event):
+    """``context``: lines added to the summary request; ``prompt``: the instructions
+    that replace the default ones (both set by returning a patch)."""
+
     type: Literal["session_compacting"] = "session_compacting"
     session_id: str
     messages: list[Any] = Field(default_factory=list)
+    context: list[str] = Field(default_factory=list)
+    prompt: str | None = None
+    preserve_data: Any = None
 
 
 class SessionCompactEvent(Event):
@@ -405,8 +427,9 @@ class SearchEvent(Event):
 
 
 class ResourcesDiscoverEvent(Event):
-    """``skill_paths``, ``prompt_paths`` and ``theme_paths`` hold what earlier handlers
-    contributed (absolute paths), so each handler sees what was found so far."""
+    """``skill_paths``, ``prompt_paths``, ``rule_paths`` and ``theme_paths`` hold what
+    was found so far (absolute paths): the built-in folders that exist, then what
+    earlier handlers contributed."""
 
     type: Literal["resources_discover"] = "resources_discover"
     cwd: str
@@ -414,6 +437,7 @@ class ResourcesDiscoverEvent(Event):
     skill_paths: list[str] = Field(default_factory=list)
     prompt_paths: list[str] = Field(default_factory=list)
     theme_paths: list[str] = Field(default_factory=list)
+    rule_paths: list[str] = Field(default_factory=list)
 
 
 # -- hook results -----------------------------------------------------------------
@@ -452,6 +476,15 @@ class BeforeAgentStartPatch(WireModel):
     system_prompt: list[str] | None = None
 
 
+class CompactingPatch(WireModel):
+    """Returned from omp_session_compacting: ``context`` lines are added, ``prompt``
+    replaces the instructions, ``preserve_data`` is stored on the entry."""
+
+    context: list[str] | None = None
+    prompt: str | None = None
+    preserve_data: Any = None
+
+
 class SessionBeforeDecision(WireModel):
     """Returned from session_before_* hooks: cancel, or supply a custom compaction or
     branch summary in place of the default."""
@@ -488,6 +521,7 @@ class ResourcesPatch(WireModel):
     skill_paths: list[str] | None = None
     prompt_paths: list[str] | None = None
     theme_paths: list[str] | None = None
+    rule_paths: list[str] | None = None
 
 
 class ExecutionOverride(WireModel):

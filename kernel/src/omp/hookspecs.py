@@ -340,14 +340,17 @@ def omp_session_before_compact(
 
 
 @hookspec
-@combine("observer")
-def omp_session_compacting(event: SessionCompactingEvent, ctx: HandlerContext, api: OmpAPI) -> None:
+@combine("chain")
+def omp_session_compacting(event: SessionCompactingEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """Compaction is running with the messages it will summarise.
 
     When: after session_before_compact allowed it, before the summary request.
-    Args: ``event`` (SessionCompactingEvent: session_id, messages).
-    Returns: ignored. Combination: every handler runs.
-    Raising: reported as ``extension_error``; the run goes on.
+    Args: ``event`` (SessionCompactingEvent: session_id, messages, context, prompt).
+    Returns: ``{"context": [lines]}`` to add lines to the request, ``{"prompt": text}``
+    to replace the summary instructions, ``{"preserve_data": ...}`` to store data on
+    the entry; or None.
+    Combination: a chain: context lines accumulate, the last prompt wins.
+    Raising: reported as ``extension_error``; the handler's patch is skipped.
     """
 
 
@@ -895,17 +898,21 @@ def omp_retry_fallback_succeeded(
 @hookspec
 @combine("chain")
 def omp_resources_discover(event: ResourcesDiscoverEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
-    """Resources (skills, prompt templates, themes) are being discovered.
+    """Resources (rules, skills, prompt templates, themes) are being discovered.
 
     When: when a session starts, after session_start (and again when a new, resumed or
     forked session replaces it), reason ``startup``.
     Args: ``event`` (ResourcesDiscoverEvent: cwd, reason, and the skill_paths,
-    prompt_paths and theme_paths found so far).
-    Returns: ``{"skill_paths": [...], "prompt_paths": [...], "theme_paths": [...]}``
-    (any of them; paths absolute or relative to the cwd), or None. Prompt templates
-    (``.md`` files) become slash commands named after the file; skills (folders with
-    a ``SKILL.md``) become ``/skill:<name>`` commands and are listed in the system
-    prompt; theme paths are kept for interactive modes (see ``omp.resources``).
+    prompt_paths, rule_paths and theme_paths found so far - the built-in folders
+    that exist, such as ``.omp/skills`` or ``.cursor/rules``, come first).
+    Returns: ``{"skill_paths": [...], "prompt_paths": [...], "rule_paths": [...],
+    "theme_paths": [...]}`` (any of them; paths absolute or relative to the cwd), or
+    None. Prompt templates (``.md`` files) become slash commands named after the file;
+    skills (folders with a ``SKILL.md``) become ``/skill:<name>`` commands and are
+    listed in the system prompt; rules (``.md``/``.mdc`` files, or folders of them)
+    go into the system prompt or arrive with a matching file (see ``omp.rules``);
+    theme paths are kept for interactive modes (see ``omp.resources``). The first of
+    a name wins, so built-in folders win over a plugin's paths.
     Combination: each handler sees the paths found so far and adds its own.
     Raising: reported as ``extension_error``; discovery goes on.
     """

@@ -110,6 +110,11 @@ class Agent:
         self.provider_hooks: Callable[[Model], dict[str, Any]] | None = None
         self.approve: Callable[[ToolCall, Any, Any], Awaitable[str | None]] | None = None
         self.fallback: Callable[[AssistantMessage], Awaitable[bool]] | None = None
+        self.before_request: Callable[[], Awaitable[None]] | None = None
+        """Awaited before each model request (the session's threshold compaction)."""
+        self.on_overflow: Callable[[AssistantMessage], Awaitable[bool]] | None = None
+        """Told a failed response: True when it compacted the context after an overflow
+        and the request is to be sent once more."""
         """Told every model response: True when it switched to a fallback model and the
         request is to be sent again (the session's retry fallback)."""
         """Asked before a tool call runs (with the tool_call hooks' decision): None to
@@ -179,11 +184,11 @@ class Agent:
         self.is_streaming = True
         self._idle.clear()
         self.signal = AbortSignal()
-        start = len(self.messages)
+        marker = self.messages[-1] if self.messages else None
         try:
             await self._emit(AgentStartEvent())
             await self._run_loop(list(new_messages))
-            added = self.messages[start:]
+            added = messages_after(self.messages, marker)
             await self._emit(AgentEndEvent(messages=added))
             return added
         finally:
@@ -198,8 +203,16 @@ class Agent:
                 await self._emit(TurnStartEvent(turn_index=turn_index))
                 for message in pending:
                     await self.add_message(message)
+                if self.before_request is not None and not self.signal.aborted:
+                    await self.before_request()
                 assistant = await self._stream_assistant()
                 while self.fallback is not None and await self.fallback(assistant):
+                    assistant = await self._stream_assistant()
+                if (
+                    assistant.stop_reason == "error"
+                    and self.on_overflow is not None
+                    and await self.on_overflow(assistant)
+                ):
                     assistant = await self._stream_assistant()
                 calls = assistant.tool_calls
                 if assistant.stop_reason in ("error", "aborted"):
@@ -459,6 +472,17 @@ class Agent:
             )
         )
         return _result_message(call, result)
+
+
+def messages_after(messages: list[Any], marker: Any) -> list[Any]:
+    """The messages after ``marker`` (all of them when it is None or was compacted
+    away): what a run added, even when compaction replaced the older ones."""
+    if marker is None:
+        return list(messages)
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index] is marker:
+            return messages[index + 1 :]
+    return list(messages)
 
 
 def _result_message(call: ToolCall, result: ToolResult) -> ToolResultMessage:

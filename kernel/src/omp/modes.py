@@ -48,19 +48,22 @@ async def run_prompts(session: Any, prompts: list[str]) -> Any:
     """Start the session, run each prompt to the end (stopping after one that failed);
     the last assistant message these prompts produced (None if none did, e.g. a slash
     command or a handled input)."""
+    from omp.loop import messages_after
+
     await session.start()
-    start = len(session.agent.messages)
+    messages = session.agent.messages
+    start = messages[-1] if messages else None
     for prompt in prompts:
-        before = len(session.agent.messages)
+        before = session.agent.messages[-1] if session.agent.messages else None
         await session.prompt(prompt)
         await session.wait_for_idle()
         if (
             session.shutdown_requested
             or session.abort_message
-            or _failed(session.agent.messages[before:])
+            or _failed(messages_after(session.agent.messages, before))
         ):
             break
-    added = session.agent.messages[start:]
+    added = messages_after(session.agent.messages, start)
     return next((m for m in reversed(added) if m.role == "assistant"), None)
 
 

@@ -10,8 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from omp import session_actions
+from omp.abort import AbortSignal
 from omp.api import OmpAPI
 from omp.approval import ToolApproval
+from omp.compactor import Compactor, check_prompt_size, compact_command
 from omp.context import CommandContext, HandlerContext
 from omp.dispatch import HookDispatcher, HookTimeouts
 from omp.errors import OmpError
@@ -134,6 +136,10 @@ class AgentSession:
         self.agent.provider_hooks = ProviderHooks(self)
         self.agent.approve = ToolApproval(self)
         self.agent.fallback = ModelFallback(self)
+        self.compactor = Compactor(self)
+        self.agent.before_request = self.compactor.before_request
+        self.agent.on_overflow = self.compactor.on_overflow
+        self.commands.setdefault("compact", compact_command())
         restored = restored or session_file.build_context()
         self.agent.messages = list(restored.messages)
         self._restored_model = restored.model
@@ -239,9 +245,16 @@ class AgentSession:
     # -- prompting ----------------------------------------------------------------------
 
     async def prompt(
-        self, text: str, images: list[Any] | None = None, source: str = "interactive"
+        self,
+        text: str,
+        images: list[Any] | None = None,
+        source: str = "interactive",
+        *,
+        literal: bool = False,
     ) -> None:
-        """The whole prompt flow: input hooks, slash commands, before_agent_start, run."""
+        """The whole prompt flow: input hooks, slash commands, before_agent_start, run.
+        ``literal`` text (an expanded prompt template) is never taken for a ``!``/``$``
+        user command or a slash command."""
         await self.start()
         self.abort_message = None
         outcome = await self.call_hook(
@@ -250,9 +263,9 @@ class AgentSession:
         if outcome.handled:
             return
         text, images = outcome.event.text, outcome.event.images
-        if await run_user_command(self, text):
+        if not literal and await run_user_command(self, text):
             return
-        if text.startswith("/"):
+        if text.startswith("/") and not literal:
             name, _, args = text[1:].partition(" ")
             command = self.commands.get(name)
             if command is not None:
@@ -268,6 +281,9 @@ class AgentSession:
         )
         self.effective_system_prompt = list(start.event.system_prompt)
         self.agent.system_prompt = join_system_prompt(start.event.system_prompt)
+        text = await check_prompt_size(self.compactor, text)
+        if text is None:
+            return
         content: Any = text
         if images:
             content = [TextContent(text=text), *(_image(i) for i in images)]
@@ -398,6 +414,17 @@ class AgentSession:
                 percent = round(100 * tokens / window, 1) if window else None
                 return {"tokens": tokens, "context_window": window, "percent": percent}
         return None
+
+    async def compact(self, instructions: str | None = None) -> dict[str, Any]:
+        """Compact now (``/compact``): a running agent is stopped first. Returns the
+        compaction; OmpError when it could not be made (nothing was written)."""
+        if self.agent.is_streaming:
+            self.agent.abort()
+            await self.agent.wait_for_idle()
+        if not self.agent.system_prompt:
+            self.agent.system_prompt = join_system_prompt(self.system_prompt_sections)
+        self.agent.signal = AbortSignal()
+        return await self.compactor.compact(instructions or None)
 
     # -- tree and other sessions (omp.session_actions) -----------------------------
 

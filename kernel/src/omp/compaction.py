@@ -1,0 +1,332 @@
+"""Compaction, the pure part: how full the context is, where to cut it, and the text
+the summarising model reads. The session-level flow (hooks, the summary request, the
+entry, the automatic triggers) is ``omp.compactor``.
+
+The cut follows pi and omp: walking back from the newest message, recent messages are
+kept verbatim until ``compaction.keepRecentTokens`` is reached; the cut then moves
+forward to the nearest message that may start the kept part - never a tool result,
+so a tool call and its result are never split. On a repeated compaction the span
+summarised starts where the previous compaction's kept part started, with the
+previous summary handed to the model as well.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omp import tokens
+from omp.messages import (
+    AssistantMessage,
+    CompactionSummaryMessage,
+    ToolResultMessage,
+    content_text,
+    convert_to_llm,
+)
+
+DEFAULT_RESERVE = 16_384
+DEFAULT_KEEP_RECENT = 20_000
+TOOL_RESULT_CHARS = 2_000
+"""A tool result is cut to this many characters in the text the summariser reads."""
+READ_TOOLS = {"read"}
+WRITE_TOOLS = {"write", "edit"}
+
+SUMMARY_SYSTEM_PROMPT = (
+    "You are a context summarisation assistant. You read a conversation between a user "
+    "and an AI coding assistant and write a structured summary of it, following the "
+    "instructions exactly. Do NOT continue the conversation and do NOT answer any "
+    "question in it: only write the summary."
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    window: int
+    reserve: int
+    keep_recent: int
+
+    @property
+    def threshold(self) -> int:
+        """The context size past which the session compacts on its own."""
+        return self.window - self.reserve
+
+
+def limits(settings: Any, window: int) -> Limits:
+    """omp's defaults: reserve max(16,384, 15% of the window), at most a quarter of a
+    small window (a 32k local model must not compact at every request); keep 20,000
+    recent tokens, at most half of what is left under the threshold."""
+    configured = settings.get("compaction.reserveTokens")
+    if isinstance(configured, int) and configured >= 0:
+        reserve = min(configured, max(window - 1, 0))
+    else:
+        reserve = min(max(DEFAULT_RESERVE, window * 15 // 100), window // 4)
+    keep = settings.get("compaction.keepRecentTokens", DEFAULT_KEEP_RECENT)
+    keep = keep if isinstance(keep, int) and keep >= 0 else DEFAULT_KEEP_RECENT
+    return Limits(window, reserve, min(keep, max((window - reserve) // 2, 0)))
+
+
+# -- counting ------------------------------------------------------------------------
+
+
+def message_text(message: Any) -> str:
+    """What a message costs the model, as text: its content, thinking and tool calls."""
+    if isinstance(message, AssistantMessage):
+        parts = []
+        for block in message.content:
+            kind = getattr(block, "type", "")
+            if kind == "text":
+                parts.append(block.text)
+            elif kind == "thinking":
+                parts.append(block.thinking)
+            elif kind == "toolCall":
+                parts.append(f"{block.name} {json.dumps(block.arguments, ensure_ascii=False)}")
+        return "\n".join(parts)
+    return "\n".join(content_text(m.content) for m in convert_to_llm([message]))
+
+
+class TokenCounter:
+    """Token counts of messages, each counted once (messages do not change)."""
+
+    def __init__(self) -> None:
+        self._counts: dict[int, tuple[Any, int]] = {}
+
+    def of(self, message: Any) -> int:
+        cached = self._counts.get(id(message))
+        if cached is not None and cached[0] is message:
+            return cached[1]
+        counted = tokens.count(message_text(message)) + 4
+        self._counts[id(message)] = (message, counted)
+        return counted
+
+    def forget_except(self, messages: list[Any]) -> None:
+        keep = {id(m) for m in messages}
+        self._counts = {k: v for k, v in self._counts.items() if k in keep}
+
+
+def _fresh_usage(messages: list[Any]) -> tuple[int, int]:
+    """(index, tokens) of the newest assistant reply whose usage the provider reported
+    and that came after the latest compaction; (-1, 0) when there is none."""
+    compacted_at = 0
+    for message in messages:
+        if isinstance(message, CompactionSummaryMessage):
+            compacted_at = max(compacted_at, message.timestamp)
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if not isinstance(message, AssistantMessage) or message.stop_reason in (
+            "error",
+            "aborted",
+        ):
+            continue
+        usage = message.usage
+        total = usage.total_tokens or (
+            usage.input + usage.output + usage.cache_read + usage.cache_write
+        )
+        if total > 0 and message.timestamp >= compacted_at:
+            return index, total
+        return -1, 0
+    return -1, 0
+
+
+def context_tokens(
+    system_prompt: str, messages: list[Any], counter: TokenCounter, limit: int | None = None
+) -> int:
+    """The context's size in tokens: the provider's last reported usage plus the
+    messages since, else a count of everything. With ``limit``, a cheap upper bound
+    answers when it is below ``limit`` (no tokenizer is loaded)."""
+    index, reported = _fresh_usage(messages)
+    later = messages[index + 1 :] if index >= 0 else messages
+    if limit is not None:
+        bound = reported + sum(tokens.upper_bound(message_text(m)) + 4 for m in later)
+        if index < 0:
+            bound += tokens.upper_bound(system_prompt)
+        if bound <= limit:
+            return bound
+    total = reported + sum(counter.of(m) for m in later)
+    return total if index >= 0 else total + tokens.count(system_prompt)
+
+
+# -- preparation -----------------------------------------------------------------------
+
+
+@dataclass
+class Preparation:
+    """What a compaction would do: summarise ``messages`` (and ``previous_summary``),
+    keep the path from ``first_kept_entry_id`` on."""
+
+    first_kept_entry_id: str | None
+    messages: list[Any] = field(default_factory=list)
+    previous_summary: str | None = None
+    tokens_before: int = 0
+    read_files: list[str] = field(default_factory=list)
+    modified_files: list[str] = field(default_factory=list)
+
+    def public(self) -> dict[str, Any]:
+        """The preparation as session_before_compact handlers see it."""
+        return {
+            "first_kept_entry_id": self.first_kept_entry_id,
+            "messages_to_summarize": list(self.messages),
+            "previous_summary": self.previous_summary,
+            "tokens_before": self.tokens_before,
+            "file_ops": {"read": self.read_files, "modified": self.modified_files},
+        }
+
+
+def _cut_allowed(entry: dict[str, Any]) -> bool:
+    kind = entry.get("type")
+    if kind in ("custom_message", "branch_summary"):
+        return True
+    if kind != "message":
+        return False
+    return (entry.get("message") or {}).get("role") != "toolResult"
+
+
+def prepare(
+    path: list[dict[str, Any]],
+    message_of: Any,
+    counter: TokenCounter,
+    keep_recent: int,
+    *,
+    force: bool,
+) -> Preparation | None:
+    """Where to cut the branch ``path`` (entries root to leaf); None when there is
+    nothing to summarise. ``message_of(entry)`` is the entry's message or None. With
+    ``force`` (manual, overflow) a budget that keeps everything still cuts at the
+    newest turn that has history before it."""
+    previous = max((i for i, e in enumerate(path) if e.get("type") == "compaction"), default=-1)
+    start = previous + 1
+    previous_summary = None
+    details: dict[str, Any] = {}
+    if previous >= 0:
+        compaction = path[previous]
+        previous_summary = compaction.get("summary")
+        kept = compaction.get("firstKeptEntryId")
+        start = next((i for i in range(previous) if path[i].get("id") == kept), start)
+        if not compaction.get("fromExtension") and isinstance(compaction.get("details"), dict):
+            details = compaction["details"]
+    span = [(i, e) for i, e in enumerate(path) if i >= start and e.get("type") != "compaction"]
+    allowed = [i for i, e in span if _cut_allowed(e) and message_of(e) is not None]
+    if not allowed:
+        return None
+    cut = None
+    kept_tokens = 0
+    for index, entry in reversed(span):
+        message = message_of(entry)
+        if message is not None:
+            kept_tokens += counter.of(message)
+        if kept_tokens >= keep_recent:
+            cut = next((i for i in allowed if i >= index), allowed[-1])
+            break
+    if cut is None or cut <= allowed[0]:
+        if not force:
+            return None
+        cut = next(
+            (i for i in reversed(allowed) if i > allowed[0] and _is_turn_start(path[i])), None
+        )
+        if cut is None:
+            return None
+    summarised = [m for i, e in span if i < cut and (m := message_of(e)) is not None]
+    if not summarised:
+        return None
+    read, modified = _file_ops(summarised, details)
+    return Preparation(path[cut]["id"], summarised, previous_summary, 0, read, modified)
+
+
+def _is_turn_start(entry: dict[str, Any]) -> bool:
+    if entry.get("type") in ("custom_message", "branch_summary"):
+        return True
+    return (entry.get("message") or {}).get("role") in ("user", "bashExecution", "custom")
+
+
+def _file_ops(messages: list[Any], details: dict[str, Any]) -> tuple[list[str], list[str]]:
+    read = set(details.get("readFiles") or [])
+    modified = set(details.get("modifiedFiles") or [])
+    for message in messages:
+        if not isinstance(message, AssistantMessage):
+            continue
+        for call in message.tool_calls:
+            target = call.arguments.get("path") or call.arguments.get("file_path")
+            if not isinstance(target, str):
+                continue
+            if call.name in READ_TOOLS:
+                read.add(target)
+            elif call.name in WRITE_TOOLS:
+                modified.add(target)
+    return sorted(read - modified), sorted(modified)
+
+
+# -- the summary request -----------------------------------------------------------------
+
+
+def serialize(messages: list[Any]) -> str:
+    """The conversation as labelled text, so the model reads it instead of going on
+    with it (pi's serializeConversation)."""
+    lines: list[str] = []
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            thinking = "".join(getattr(b, "thinking", "") for b in message.content)
+            if thinking.strip():
+                lines.append(f"[Assistant thinking]: {thinking}")
+            if message.text.strip():
+                lines.append(f"[Assistant]: {message.text}")
+            calls = "; ".join(f"{c.name}({_arguments(c.arguments)})" for c in message.tool_calls)
+            if calls:
+                lines.append(f"[Assistant tool calls]: {calls}")
+        elif isinstance(message, ToolResultMessage):
+            text = content_text(message.content)
+            if len(text) > TOOL_RESULT_CHARS:
+                cut = len(text) - TOOL_RESULT_CHARS
+                text = text[:TOOL_RESULT_CHARS] + f"\n[... {cut} more characters truncated]"
+            lines.append(f"[Tool result]: {text}")
+        else:
+            for converted in convert_to_llm([message]):
+                lines.append(f"[User]: {content_text(converted.content)}")
+    return "\n\n".join(lines)
+
+
+def _arguments(arguments: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)[:200]}" for k, v in arguments.items())
+
+
+def default_instructions() -> str:
+    return (Path(__file__).parent / "prompts" / "compaction.md").read_text(encoding="utf-8")
+
+
+def summary_prompt(
+    preparation: Preparation,
+    *,
+    instructions: str,
+    custom: str | None,
+    context: list[str],
+) -> str:
+    """The one user message of the summary request."""
+    parts = [f"<conversation>\n{serialize(preparation.messages)}\n</conversation>"]
+    if preparation.previous_summary:
+        parts.append(f"<previous-summary>\n{preparation.previous_summary}\n</previous-summary>")
+        instructions += (
+            "\n\nA <previous-summary> of the conversation before these messages is given: "
+            "merge it into the new summary, keeping its goals, decisions and files."
+        )
+    if context:
+        parts.append(
+            "<additional-context>\n"
+            + "\n".join(f"- {c}" for c in context)
+            + "\n</additional-context>"
+        )
+    parts.append(instructions)
+    if custom:
+        parts.append(f"Additional focus from the user: {custom}")
+    return "\n\n".join(parts)
+
+
+def with_file_tags(summary: str, preparation: Preparation) -> str:
+    """The summary with the files read and changed appended as tags."""
+    tags = []
+    if preparation.read_files:
+        tags.append("<read-files>\n" + "\n".join(preparation.read_files) + "\n</read-files>")
+    if preparation.modified_files:
+        tags.append(
+            "<modified-files>\n" + "\n".join(preparation.modified_files) + "\n</modified-files>"
+        )
+    return "\n\n".join([summary.strip(), *tags]) if tags else summary.strip()

@@ -1,0 +1,343 @@
+"""Compaction of a running session: manual (``/compact``, ``ctx.compact()``), at the
+threshold before a request, and after a context-overflow error (the failed request is
+then sent once more). The hooks: session_before_compact (cancel, or supply the
+compaction), session_compacting (context lines, the prompt), session_compact; the
+automatic kinds are framed by auto_compaction_start/end.
+
+Atomic: the only write is the one ``compaction`` entry, appended after the summary
+has arrived; a failed or aborted summary writes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from omp import compaction
+from omp.abort import AbortSignal
+from omp.errors import OmpError
+from omp.events import (
+    AutoCompactionEndEvent,
+    AutoCompactionStartEvent,
+    SessionBeforeCompactEvent,
+    SessionCompactEvent,
+    SessionCompactingEvent,
+)
+from omp.llm.errors import is_context_overflow
+from omp.messages import AssistantMessage, UserMessage
+from omp.providers import LlmContext, StreamOptions
+
+
+class CompactionError(OmpError):
+    pass
+
+
+class CompactionCancelled(OmpError):
+    pass
+
+
+class Compactor:
+    """One per AgentSession; the agent's ``before_request`` and ``on_overflow``."""
+
+    def __init__(self, session: Any) -> None:
+        self._session = session
+        self.counter = compaction.TokenCounter()
+        self.signal: AbortSignal | None = None
+
+    # -- what the loop asks ------------------------------------------------------------
+
+    def _limits(self) -> compaction.Limits | None:
+        model = self._session.agent.model
+        if model is None or not model.context_window:
+            return None
+        return compaction.limits(self._session.settings, model.context_window)
+
+    def _enabled(self) -> bool:
+        return self._session.settings.get("compaction.enabled", True) is not False
+
+    async def before_request(self) -> None:
+        """Compact when the context passed the window less the reserve (and compaction
+        can bring it down: the system prompt alone does not fill the threshold)."""
+        limits = self._limits()
+        if limits is None or not self._enabled() or limits.threshold <= 0:
+            return
+        agent = self._session.agent
+        used = compaction.context_tokens(
+            agent.system_prompt, agent.messages, self.counter, limits.threshold
+        )
+        if used <= limits.threshold:
+            return
+        from omp import tokens
+
+        if tokens.count(agent.system_prompt) >= limits.threshold:
+            return
+        await self._auto("threshold", will_retry=False)
+
+    async def on_overflow(self, message: AssistantMessage) -> bool:
+        """After a failed request: True when it was a context overflow and the context
+        was compacted, so the request is to be sent again."""
+        overflow = message.error_kind == "context_overflow" or (
+            message.error_kind is None and is_context_overflow(message.error_message or "")
+        )
+        if message.stop_reason != "error" or not overflow or not self._enabled():
+            return False
+        return await self._auto("overflow", will_retry=True)
+
+    async def _auto(self, reason: str, will_retry: bool) -> bool:
+        session = self._session
+        await session.emit(AutoCompactionStartEvent(reason=reason))
+        try:
+            result = await self.compact(None, reason=reason)
+        except CompactionCancelled:
+            await session.emit(AutoCompactionEndEvent(aborted=True))
+            return False
+        except OmpError as exc:
+            aborted = session.agent.signal.aborted
+            label = "Context overflow recovery failed" if will_retry else "Auto-compaction failed"
+            if not aborted:
+                await session.notice(f"{label}: {exc}", "warning")
+            await session.emit(AutoCompactionEndEvent(aborted=aborted, error_message=str(exc)))
+            return False
+        await session.emit(AutoCompactionEndEvent(result=result, will_retry=will_retry))
+        return True
+
+    # -- the compaction --------------------------------------------------------------
+
+    async def compact(self, instructions: str | None = None, reason: str = "manual") -> dict:
+        """Summarise the older part of the branch and append a compaction entry;
+        returns the compaction (summary, first_kept_entry_id, tokens_before,
+        tokens_after). CompactionCancelled when a plugin cancelled it, CompactionError
+        when there is nothing to compact or the summary failed (nothing is written)."""
+        session = self._session
+        file, agent = session.session_file, session.agent
+        limits = self._limits() or compaction.Limits(0, 0, compaction.DEFAULT_KEEP_RECENT)
+        path = file.branch_entries()
+        preparation = compaction.prepare(
+            path, _message_of(file), self.counter, limits.keep_recent, force=reason != "threshold"
+        )
+        if preparation is None:
+            raise CompactionError("nothing to compact: the conversation is all recent")
+        preparation.tokens_before = compaction.context_tokens(
+            agent.system_prompt, agent.messages, self.counter
+        )
+        signal = self.signal = AbortSignal(parent=agent.signal)
+        decision = await session.call_hook(
+            "omp_session_before_compact",
+            SessionBeforeCompactEvent(
+                preparation=preparation.public(),
+                branch_entries=list(path),
+                custom_instructions=instructions,
+                reason=reason,
+                signal=signal,
+            ),
+        )
+        if decision is not None and decision.cancel:
+            raise CompactionCancelled("a plugin cancelled the compaction")
+        supplied = decision.compaction if decision is not None else None
+        if supplied:
+            fields = _supplied(supplied, preparation)
+        else:
+            fields = await self._summarise(preparation, instructions, signal)
+        if signal.aborted:
+            raise CompactionError("the compaction was aborted")
+        entry = file.append_compaction(**fields)
+        self._rebuild()
+        tokens_after = compaction.context_tokens(agent.system_prompt, agent.messages, self.counter)
+        self.counter.forget_except(agent.messages)
+        await session.call_hook(
+            "omp_session_compact",
+            SessionCompactEvent(compaction_entry=dict(entry), from_extension=bool(supplied)),
+        )
+        return {
+            "summary": entry["summary"],
+            "first_kept_entry_id": entry["firstKeptEntryId"],
+            "tokens_before": entry["tokensBefore"],
+            "tokens_after": tokens_after,
+            "details": entry.get("details"),
+        }
+
+    async def _summarise(
+        self, preparation: compaction.Preparation, instructions: str | None, signal: AbortSignal
+    ) -> dict[str, Any]:
+        session = self._session
+        outcome = await session.call_hook(
+            "omp_session_compacting",
+            SessionCompactingEvent(
+                session_id=session.session_file.session_id, messages=list(preparation.messages)
+            ),
+        )
+        shaped = outcome.event
+        prompt = compaction.summary_prompt(
+            preparation,
+            instructions=shaped.prompt or compaction.default_instructions(),
+            custom=instructions,
+            context=list(shaped.context),
+        )
+        text = await self._ask_model(prompt, signal)
+        return {
+            "summary": compaction.with_file_tags(text, preparation),
+            "first_kept_entry_id": preparation.first_kept_entry_id,
+            "tokens_before": preparation.tokens_before,
+            "details": {
+                "readFiles": preparation.read_files,
+                "modifiedFiles": preparation.modified_files,
+            },
+            "preserveData": shaped.preserve_data,
+        }
+
+    def _model(self) -> Any:
+        session = self._session
+        configured = session.settings.get("compaction.model")
+        if configured:
+            try:
+                return session.models.resolve(configured)
+            except OmpError as exc:
+                raise CompactionError(f"compaction.model {configured!r}: {exc}") from None
+        if session.agent.model is None:
+            raise CompactionError("no model selected to write the summary")
+        return session.agent.model
+
+    async def _ask_model(self, prompt: str, signal: AbortSignal) -> str:
+        from omp.loop import _race
+
+        session = self._session
+        model = self._model()
+        provider = session.models.provider_of(model)
+        hooks = session.agent.provider_hooks(model) if session.agent.provider_hooks else {}
+        options = StreamOptions(
+            signal=signal,
+            thinking_level="off",
+            max_tokens=model.max_tokens,
+            settings=session.agent.stream_settings,
+            **hooks,
+        )
+        context = LlmContext(compaction.SUMMARY_SYSTEM_PROMPT, [UserMessage(content=prompt)], [])
+        final: dict[str, Any] = {}
+
+        async def consume() -> None:
+            async for event in provider.stream(model, context, options):
+                if event["type"] in ("done", "error"):
+                    final["message"] = event.get("message") or event.get("error")
+                    return
+
+        error = await _race(consume(), signal)
+        message = final.get("message")
+        if signal.aborted:
+            raise CompactionError("the compaction was aborted")
+        if message is None or message.stop_reason in ("error", "aborted"):
+            reason = (message.error_message if message else None) or error or "no answer"
+            raise CompactionError(f"the summary request failed: {reason}")
+        if not message.text.strip():
+            raise CompactionError("the model wrote an empty summary")
+        return message.text
+
+    def _rebuild(self) -> None:
+        """The agent's messages become the summary and the kept tail; kept messages
+        stay the same objects (modes find where a prompt's messages begin by them)."""
+        agent = self._session.agent
+        rebuilt = self._session.session_file.build_context().messages
+        kept = rebuilt[1:]
+        tail = agent.messages[len(agent.messages) - len(kept) :] if kept else []
+        same = len(tail) == len(kept) and all(
+            a.role == b.role for a, b in zip(tail, kept, strict=True)
+        )
+        agent.messages[:] = [rebuilt[0], *(tail if same else kept)]
+
+
+def _message_of(file: Any) -> Any:
+    from omp.session import _CONTEXT_TYPES, _entry_message
+
+    def message_of(entry: dict[str, Any]) -> Any:
+        if entry.get("type") not in _CONTEXT_TYPES:
+            return None
+        try:
+            return _entry_message(entry)
+        except ValueError:
+            return None
+
+    return message_of
+
+
+def _supplied(supplied: Any, preparation: compaction.Preparation) -> dict[str, Any]:
+    """A plugin's compaction (summary, optional firstKeptEntryId, tokensBefore,
+    details) as the entry's fields."""
+    if isinstance(supplied, str):
+        supplied = {"summary": supplied}
+    if not isinstance(supplied, dict) or not isinstance(supplied.get("summary"), str):
+        raise CompactionError("a plugin's compaction needs a string 'summary'")
+
+    def pick(*names: str) -> Any:
+        return next((supplied[n] for n in names if supplied.get(n) is not None), None)
+
+    return {
+        "summary": supplied["summary"],
+        "first_kept_entry_id": pick("firstKeptEntryId", "first_kept_entry_id")
+        or preparation.first_kept_entry_id,
+        "tokens_before": pick("tokensBefore", "tokens_before") or preparation.tokens_before,
+        "details": supplied.get("details"),
+        "preserveData": pick("preserveData", "preserve_data"),
+        "fromExtension": True,
+    }
+
+
+def describe(result: dict[str, Any]) -> str:
+    """``compacted the context: 182,301 -> 21,950 tokens``."""
+    return (
+        f"compacted the context: {result['tokens_before']:,} -> {result['tokens_after']:,} tokens"
+    )
+
+
+def compact_command() -> Any:
+    """The built-in ``/compact [instructions]`` (a plugin's own ``compact`` wins)."""
+    from omp.contrib import Command
+
+    async def run(args: str, ctx: Any) -> None:
+        try:
+            result = await ctx.compact(args.strip() or None)
+        except CompactionCancelled as exc:
+            ctx.ui.notify(str(exc), "warning")
+        except OmpError as exc:
+            ctx.ui.notify(f"compaction failed: {exc}", "error")
+        else:
+            ctx.ui.notify(describe(result), "info")
+
+    return Command(
+        "compact",
+        "Summarise the older conversation to free context",
+        run,
+        argument_hint="[instructions]",
+    )
+
+
+async def check_prompt_size(compactor: Compactor, text: str) -> str | None:
+    """The prompt to send: as typed, or - larger than the model's window and with
+    ``compaction.oversizedPrompt`` ``attach`` - a note naming the file it was saved to
+    (the model pages through it with ``read``). None when it was refused (the run's
+    failure is reported)."""
+    from omp import tokens
+
+    session = compactor._session
+    model = session.agent.model
+    window = model.context_window if model is not None else 0
+    if not window or tokens.at_most(text, window):
+        return text
+    size = tokens.count(text)
+    if session.settings.get("compaction.oversizedPrompt", "refuse") == "attach":
+        reference = session.artifacts.save(text, ".md")
+        path = session.artifacts.path(reference)
+        await session.notice(
+            f"the prompt ({size:,} tokens) is larger than {model.key}'s context window "
+            f"({window:,}); it was saved to {path} for the model to read in pages",
+            "warning",
+        )
+        return (
+            f"My prompt is too large for your context window ({size:,} tokens, "
+            f"{len(text):,} characters), so it was saved to the file `{path}`. Read it "
+            "with the read tool, a part at a time (offset and limit), and do what it asks."
+        )
+    session.abort_message = (
+        f"the prompt is {size:,} tokens, larger than {model.key}'s context window of "
+        f"{window:,} tokens; shorten it, or set compaction.oversizedPrompt to attach to "
+        "hand it to the model as a file"
+    )
+    await session.notice(session.abort_message, "error")
+    return None
