@@ -249,6 +249,7 @@ def open_session(
     runtime: Runtime, options: SessionOptions, *, ui: Any = None, has_ui: bool = False
 ) -> Any:
     """Everything a run needs, as an AgentSession (not yet started)."""
+    from omp.resources import source_enabled
     from omp.runtime import AgentSession
     from omp.system_prompt import build_system_prompt, read_text_or_file
     from omp.tools import ToolRegistry
@@ -285,6 +286,7 @@ def open_session(
         append=read_text_or_file(options.append_system_prompt, runtime.cwd)
         if options.append_system_prompt
         else None,
+        context_files=source_enabled("context-files", options.flags, runtime.settings),
     )
     session = AgentSession(
         pm=runtime.host.pm,

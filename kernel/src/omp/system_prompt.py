@@ -1,9 +1,16 @@
 """The system prompt, built as a list of sections that plugins may edit.
 
-Sections, in order: the harness prompt (``prompts/system.md``, or the
-``--system-prompt`` text that replaces it), the tools, the context files
-(``AGENTS.md`` / ``CLAUDE.md``), the ``--append-system-prompt`` text, and a last line
-with the date and the working directory.
+Sections, in order: the harness prompt (``prompts/system.md``; replaced by a
+``SYSTEM.md`` - the project's ``.omp/SYSTEM.md``, else the agent directory's - and
+by the ``--system-prompt`` text over both), the tools, the context files
+(``AGENTS.md`` / ``CLAUDE.md``, unless switched off), then ``APPEND_SYSTEM.md`` (the
+agent directory's, then the project's) and the ``--append-system-prompt`` text, and a
+last line with the date and the working directory. Rules and skills
+(``omp.resources``) join after the context files when the session starts.
+
+The project's ``.omp`` folder is the nearest one from the working directory up to the
+repository root (``project_dirs``). SYSTEM.md and APPEND_SYSTEM.md are prompt text, so
+an untrusted project's apply too (as in omp).
 
 This module is on the startup path: it imports only the standard library and
 ``omp.errors``.
@@ -23,6 +30,8 @@ from omp.errors import OmpError
 CONTEXT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
 """Looked for in each directory; the first one present wins."""
 
+SYSTEM_FILE = "SYSTEM.md"
+APPEND_SYSTEM_FILE = "APPEND_SYSTEM.md"
 CONTEXT_HEADING = "# Project context"
 TOOLS_HEADING = "# Tools"
 NO_TOOLS_TEXT = "No tools are available in this session: answer from the conversation alone."
@@ -73,6 +82,36 @@ def _is_file(path: Path) -> bool:
         return path.is_file()
     except (OSError, ValueError):
         return False
+
+
+def project_dirs(cwd: Path) -> list[Path]:
+    """The working directory and its parents up to the repository root (the folder
+    holding ``.git``), nearest first; the working directory alone outside a repository."""
+    cwd = Path(cwd)
+    chain = []
+    for directory in (cwd, *cwd.parents):
+        chain.append(directory)
+        if os.path.exists(directory / ".git"):
+            return chain
+    return [cwd]
+
+
+def override_files(cwd: Path, agent_dir: Path, name: str) -> list[Path]:
+    """``name`` (SYSTEM.md, APPEND_SYSTEM.md) in the agent directory, then in the
+    nearest project ``.omp`` folder - the ones that exist."""
+    found = [Path(agent_dir) / name] if _is_file(Path(agent_dir) / name) else []
+    for directory in project_dirs(cwd):
+        if _is_file(directory / ".omp" / name):
+            found.append(directory / ".omp" / name)
+            break
+    return found
+
+
+def _read_override(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError as e:
+        raise OmpError(f"cannot read {path}: {e.strerror or e}") from e
 
 
 def read_text_or_file(value: str, cwd: Path) -> str:
@@ -137,22 +176,32 @@ def build_system_prompt(
     date: str | None = None,
     replace: str | None = None,
     append: str | None = None,
+    context_files: bool = True,
 ) -> list[str]:
     """The system prompt as a list of sections (see the module docstring).
 
     ``replace`` and ``append`` are text (already read with ``read_text_or_file``);
     ``replace`` swaps only the harness prompt, the other sections are still added.
-    ``date`` defaults to today (``YYYY-MM-DD``).
+    ``context_files=False`` leaves out AGENTS.md / CLAUDE.md. ``date`` defaults to
+    today (``YYYY-MM-DD``).
     """
     cwd = Path(cwd).resolve()
     sections: list[str] = []
-    harness = harness_prompt() if replace is None else replace.strip()
+    if replace is None:
+        system_files = override_files(cwd, agent_dir, SYSTEM_FILE)
+        harness = _read_override(system_files[-1]) if system_files else harness_prompt()
+    else:
+        harness = replace.strip()
     if harness:
         sections.append(harness)
     sections.append(tools_section(tools))
-    context = context_section(find_context_files(cwd, agent_dir))
+    context = context_section(find_context_files(cwd, agent_dir)) if context_files else None
     if context:
         sections.append(context)
+    for path in override_files(cwd, agent_dir, APPEND_SYSTEM_FILE):
+        text = _read_override(path)
+        if text:
+            sections.append(text)
     if append and append.strip():
         sections.append(append.strip())
     date = date or datetime.date.today().isoformat()
