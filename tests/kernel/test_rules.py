@@ -177,3 +177,17 @@ def test_front_matter_forms():
     assert body == "Body\n"
     assert split_front_matter("no front matter") == ({}, "no front matter")
     assert split_list("*.ts, *.{tsx,jsx}") == ["*.ts", "*.{tsx,jsx}"]
+
+
+def test_a_resumed_session_does_not_attach_a_rule_it_already_has(make_session, omp_harness):
+    cwd = omp_harness.cwd
+    write(cwd / ".omp" / "rules" / "py.md", "---\nglobs: '*.py'\n---\nType hints always.\n")
+    write(cwd / "mod.py", "x = 1\n")
+    path = omp_harness.root / "s.jsonl"
+    read = {"calls": [("read", {"path": "mod.py"})]}
+    session, _ = make_session([read, {"text": "ok"}], session_path=str(path))
+    omp_harness.run(session, "first")
+    session, provider = make_session([read, {"text": "ok"}], session_path=str(path))
+    omp_harness.run(session, "again")
+    last = texts(provider.requests[1])[-1]
+    assert "x = 1" in last and "Type hints always." not in last
