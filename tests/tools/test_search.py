@@ -488,6 +488,7 @@ def test_aborting_the_run_stops_the_backend_walk(omp_harness, monkeypatch) -> No
         return GrepAnswer(root=cwd)
 
     monkeypatch.setattr(backend, "search", slow_search)
+    monkeypatch.setenv("OMP_SETTINGS", '{"search": {"backend": "python"}}')  # not natives
     session = omp_harness.session(script=[call("grep", pattern="x"), {"text": "never"}])
 
     async def abort_soon(s):

@@ -230,6 +230,13 @@ _ENTRIES = [
     ),
     _s("search.regexTimeoutMs", "number", 5000, "time limit of one grep regex", minimum=1),
     _s(
+        "search.backend",
+        "string",
+        "auto",
+        "grep/find backend: auto (natives when installed) or python",
+        choices=("auto", "python"),
+    ),
+    _s(
         "sequentialThinking.forcedThoughts",
         "integer",
         0,

@@ -1,0 +1,50 @@
+"""Entry module of omp-natives: only hooks, cheap to import (the compiled module loads
+on the first search). A pyo3 function cannot carry pluggy's marker, so these Python
+functions call into it.
+
+``omp_search`` is ``tryfirst``: it answers every grep and find it can answer exactly as
+the pure-Python backend would, and returns None for the rest (a regex or glob the Rust
+engine cannot run with Python's meaning, a path that is missing, an error to report),
+which the pure-Python backend then answers. ``search.backend: "python"`` turns it off.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import omp
+
+SETTING = "search.backend"
+
+
+def search_backend_status(settings: Any) -> str | None:
+    """Why this backend stands aside now, or None when it answers searches."""
+    choice = settings.get(SETTING) if settings is not None else None
+    if choice == "python":
+        return f'{SETTING} is "python"'
+    from omp_natives import unavailable
+
+    return unavailable()
+
+
+@omp.hookimpl(tryfirst=True)
+async def omp_search(event: Any, ctx: Any) -> dict[str, Any] | None:
+    if event.kind not in ("grep", "find"):
+        return None
+    if search_backend_status(getattr(ctx, "settings", None)) is not None:
+        return None
+    import asyncio
+
+    from omp_natives import load
+    from omp_natives.requests import prepare
+
+    run = prepare(event.kind, dict(event.params), event.cwd)
+    if run is None:
+        return None
+    token = load().CancelToken()
+    try:
+        answer = await asyncio.to_thread(run, token)
+    except asyncio.CancelledError:
+        token.cancel()  # the walk stops before its next file
+        raise
+    return None if answer is None else {"result": answer}

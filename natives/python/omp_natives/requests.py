@@ -1,0 +1,105 @@
+"""A grep or find request turned into a call of the compiled module, with the
+pure-Python backend's meaning: its regexes (Python syntax) and globs are translated by
+that backend's own translator into the Rust engine's syntax. ``prepare`` gives None for
+what cannot be said exactly there, and for every error case, so the pure-Python backend
+answers those (and words the errors) itself."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+
+from omp.tools import resolve_path
+from omp_tool_search.match import glob_to_regex, type_extensions
+from omp_tool_search.translate import translate
+
+from omp_natives import load
+
+Run = Callable[[Any], dict[str, Any] | None]
+"""Called with a CancelToken in a worker thread; the answer, or None to decline."""
+
+
+def _line_regex(params: dict[str, Any]) -> str | None:
+    pattern = str(params.get("pattern") or "")
+    source = re.escape(pattern) if params.get("literal") else pattern
+    flags = re.MULTILINE | (re.IGNORECASE if params.get("ignoreCase") else 0)
+    try:
+        compiled = re.compile(source, flags)
+    except re.error:
+        return None
+    translation = translate(compiled.pattern, compiled.flags)
+    if translation is None or "\\A" in translation.pattern or "\\z" in translation.pattern:
+        return None  # \A and \z mean the file's ends, which line-wise matching loses
+    return translation.pattern
+
+
+def _glob_regex(glob: str) -> tuple[str, bool] | None:
+    """(regex, whole_path) for a glob as ``match.compile_glob`` reads it."""
+    pattern = glob.strip()
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    pattern = pattern.lstrip("/").rstrip("/") or "**"
+    source = glob_to_regex(pattern)
+    try:
+        re.compile(source, re.DOTALL)
+    except re.error:
+        return None
+    translation = translate(source, re.DOTALL)
+    if translation is None or translation.ascii_only:
+        return None
+    return translation.pattern, "/" in pattern
+
+
+def prepare(kind: str, params: dict[str, Any], cwd: str) -> Run | None:
+    return _prepare_find(params, cwd) if kind == "find" else _prepare_grep(params, cwd)
+
+
+def _prepare_find(params: dict[str, Any], cwd: str) -> Run | None:
+    root = resolve_path(params.get("path") or ".", cwd)
+    glob = _glob_regex(str(params.get("pattern") or "**"))
+    if glob is None or not os.path.isdir(root):
+        return None
+    limit = max(1, int(params.get("limit") or 1000))
+
+    def run(token: Any) -> dict[str, Any]:
+        return load().find(root, glob[0], glob[1], limit, token)
+
+    return run
+
+
+def _prepare_grep(params: dict[str, Any], cwd: str) -> Run | None:
+    target = resolve_path(params.get("path") or ".", cwd)
+    regex = _line_regex(params)
+    if regex is None or not os.path.exists(target):
+        return None
+    glob, extensions = None, None
+    folder = os.path.isdir(target)
+    if folder and params.get("glob"):
+        glob = _glob_regex(str(params["glob"]))
+        if glob is None:
+            return None
+    if folder and params.get("type"):
+        extensions = type_extensions(str(params["type"]))
+        if extensions is None:
+            return None
+    options = {
+        "mode": str(params.get("outputMode") or "content"),
+        "limit": max(1, int(params.get("limit") or 100)),
+        "context": max(0, int(params.get("context") or 0)),
+        "glob": glob[0] if glob else None,
+        "glob_path": bool(glob and glob[1]),
+        "extensions": list(extensions) if extensions else None,
+    }
+
+    def run(token: Any) -> dict[str, Any] | None:
+        try:
+            answer = load().grep(target, regex, cancel=token, **options)
+        except ValueError:
+            return None  # a regex the Rust engine refuses: Python's engine runs it
+        if not folder and (answer["skipped_binary"] or answer["skipped_large"]):
+            return None  # the pure-Python backend words these errors
+        return answer
+
+    return run

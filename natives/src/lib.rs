@@ -1,0 +1,307 @@
+//! `omp_natives._native`: the compiled half of the omp-natives plugin. Every function
+//! releases the GIL while it works; the long ones take a `CancelToken` checked between
+//! files. The plugin module (`omp_natives.plugin`) decides what to ask and when.
+
+pub mod find;
+pub mod fuzzy;
+pub mod grep;
+pub mod text;
+pub mod tree;
+pub mod walk;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use crate::grep::{Mode, Query};
+
+/// How long the first matches may wait before they are handed to `on_batch`.
+const BATCH_INTERVAL: Duration = Duration::from_millis(20);
+const BATCH_SIZE: usize = 256;
+
+/// Set from any thread (`cancel()`) to stop a running search between two files.
+#[pyclass(frozen)]
+#[derive(Clone, Default)]
+struct CancelToken {
+    flag: Arc<AtomicBool>,
+}
+
+#[pymethods]
+impl CancelToken {
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+
+    fn cancel(&self) {
+        self.flag.store(true, Ordering::SeqCst);
+    }
+
+    #[getter]
+    fn cancelled(&self) -> bool {
+        self.flag.load(Ordering::SeqCst)
+    }
+}
+
+fn token_flag(cancel: Option<&CancelToken>) -> Arc<AtomicBool> {
+    cancel.map(|c| c.flag.clone()).unwrap_or_default()
+}
+
+fn glob_matcher(glob: Option<&str>) -> PyResult<Option<grep_regex::RegexMatcher>> {
+    glob.map(|g| grep::path_matcher(g).map_err(PyValueError::new_err))
+        .transpose()
+}
+
+/// grep under `target` (a folder, or one file). `pattern` and `glob` are regexes in
+/// Rust/RE2 syntax (the plugin translates Python's); `glob_path`: the glob matches the
+/// relative path rather than the name. Raises ValueError for a regex it cannot run.
+/// `on_batch(list[tuple[str, int]])` receives files with matches as they are found.
+#[pyfunction]
+#[pyo3(name = "grep", signature = (target, pattern, mode="content", limit=100, context=0, glob=None,
+    glob_path=false, extensions=None, cancel=None, on_batch=None))]
+#[allow(clippy::too_many_arguments)]
+fn py_grep<'py>(
+    py: Python<'py>,
+    target: PathBuf,
+    pattern: &str,
+    mode: &str,
+    limit: usize,
+    context: usize,
+    glob: Option<&str>,
+    glob_path: bool,
+    extensions: Option<Vec<String>>,
+    cancel: Option<&CancelToken>,
+    on_batch: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mode = Mode::parse(mode).ok_or_else(|| PyValueError::new_err("unknown output mode"))?;
+    let matcher = grep::line_matcher(pattern).map_err(PyValueError::new_err)?;
+    let glob = glob_matcher(glob)?.map(|m| (m, glob_path));
+    let query = Query {
+        matcher,
+        mode,
+        limit: limit.max(1),
+        context,
+        glob,
+        extensions,
+    };
+    let flag = token_flag(cancel);
+    let (dir, answer) = py.detach(|| {
+        if target.is_dir() {
+            let outcomes = stream(&query, &target, &flag, on_batch);
+            (target.clone(), grep::assemble(&query, &target, outcomes))
+        } else {
+            let dir = target.parent().map(Path::to_path_buf).unwrap_or_default();
+            let name = PathBuf::from(target.file_name().unwrap_or_default());
+            let outcome = grep::search_file(&query, &target, grep::MAX_EXPLICIT_FILE_BYTES);
+            (
+                dir.clone(),
+                grep::assemble(&query, &dir, vec![(name, outcome)]),
+            )
+        }
+    });
+    answer_dict(py, &dir, mode, answer)
+}
+
+/// The walk and search on a helper thread while this one hands batches to Python.
+fn stream(
+    query: &Query,
+    root: &Path,
+    flag: &AtomicBool,
+    on_batch: Option<Py<PyAny>>,
+) -> Vec<(PathBuf, grep::Outcome)> {
+    let Some(callback) = on_batch else {
+        return grep::search_tree(query, root, flag, &|_, _| {});
+    };
+    let (send, receive) = mpsc::channel::<(String, usize)>();
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(move || {
+            let send = std::sync::Mutex::new(send);
+            grep::search_tree(query, root, flag, &|path, count| {
+                let _ = send.lock().unwrap().send((path.to_string(), count));
+            })
+        });
+        let mut batch = Vec::new();
+        loop {
+            match receive.recv_timeout(BATCH_INTERVAL) {
+                Ok(item) => {
+                    batch.push(item);
+                    if batch.len() < BATCH_SIZE {
+                        continue;
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            deliver(&callback, &mut batch);
+        }
+        deliver(&callback, &mut batch);
+        worker.join().unwrap_or_default()
+    })
+}
+
+fn deliver(callback: &Py<PyAny>, batch: &mut Vec<(String, usize)>) {
+    if batch.is_empty() {
+        return;
+    }
+    let items = std::mem::take(batch);
+    Python::attach(|py| {
+        if let Err(err) = callback.call1(py, (items,)) {
+            err.write_unraisable(py, None);
+        }
+    });
+}
+
+fn answer_dict<'py>(
+    py: Python<'py>,
+    root: &Path,
+    mode: Mode,
+    answer: grep::Answer,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    out.set_item("root", root.to_string_lossy())?;
+    out.set_item("mode", mode.name())?;
+    let lines = PyList::empty(py);
+    for line in answer.lines {
+        let item = PyDict::new(py);
+        item.set_item("path", line.path)?;
+        item.set_item("line", line.line)?;
+        item.set_item("text", line.text)?;
+        item.set_item("match", line.is_match)?;
+        lines.append(item)?;
+    }
+    out.set_item("lines", lines)?;
+    out.set_item("files", answer.files)?;
+    out.set_item("counts", answer.counts)?;
+    out.set_item("matches", answer.matches)?;
+    out.set_item("files_matched", answer.files_matched)?;
+    out.set_item("files_searched", answer.files_searched)?;
+    out.set_item("truncated", answer.truncated)?;
+    out.set_item("skipped_binary", answer.skipped_binary)?;
+    out.set_item("skipped_large", answer.skipped_large)?;
+    Ok(out)
+}
+
+/// find under the folder `root`: entries whose path (`glob_path`) or name matches the
+/// anchored regex `glob`. Returns `{"root", "paths", "total"}`.
+#[pyfunction]
+#[pyo3(name = "find", signature = (root, glob, glob_path=false, limit=1000, cancel=None))]
+fn py_find<'py>(
+    py: Python<'py>,
+    root: PathBuf,
+    glob: &str,
+    glob_path: bool,
+    limit: usize,
+    cancel: Option<&CancelToken>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let matcher = grep::path_matcher(glob).map_err(PyValueError::new_err)?;
+    let flag = token_flag(cancel);
+    let (paths, total) = py.detach(|| find::find(&root, &matcher, glob_path, limit, &flag));
+    let out = PyDict::new(py);
+    out.set_item("root", root.to_string_lossy())?;
+    out.set_item("paths", paths)?;
+    out.set_item("total", total)?;
+    Ok(out)
+}
+
+/// Files (and links) under `root` the ignore rules keep, relative, sorted.
+#[pyfunction]
+#[pyo3(signature = (root, cancel=None))]
+fn workspace_files(py: Python<'_>, root: PathBuf, cancel: Option<&CancelToken>) -> Vec<String> {
+    let flag = token_flag(cancel);
+    py.detach(|| {
+        walk::collect(&root, &flag)
+            .into_iter()
+            .filter(|e| e.kind != walk::Kind::Dir)
+            .map(|e| e.rel_str())
+            .collect()
+    })
+}
+
+/// A fixed list of paths to rank against many queries (@file completion).
+#[pyclass(frozen)]
+struct FuzzyIndex {
+    paths: Vec<String>,
+}
+
+#[pymethods]
+impl FuzzyIndex {
+    #[new]
+    fn new(paths: Vec<String>) -> Self {
+        Self { paths }
+    }
+
+    /// The workspace's files under `root` (ignore rules applied).
+    #[staticmethod]
+    fn from_root(py: Python<'_>, root: PathBuf) -> Self {
+        Self::new(workspace_files(py, root, None))
+    }
+
+    fn __len__(&self) -> usize {
+        self.paths.len()
+    }
+
+    /// The `limit` best matches of `query`, best first, as (path, score).
+    #[pyo3(signature = (query, limit=20))]
+    fn rank(&self, py: Python<'_>, query: &str, limit: usize) -> Vec<(String, u32)> {
+        let ranked = py.detach(|| fuzzy::rank(&self.paths, query, limit));
+        ranked
+            .into_iter()
+            .map(|(i, score)| (self.paths[i].clone(), score))
+            .collect()
+    }
+}
+
+/// The `limit` best matches of `query` among `paths`, best first, as (path, score).
+#[pyfunction]
+#[pyo3(signature = (query, paths, limit=20))]
+fn fuzzy_rank(py: Python<'_>, query: &str, paths: Vec<String>, limit: usize) -> Vec<(String, u32)> {
+    FuzzyIndex::new(paths).rank(py, query, limit)
+}
+
+/// A depth-limited listing of `root` with per-folder file counts, one line per entry.
+#[pyfunction]
+#[pyo3(name = "tree", signature = (root, max_depth=3, max_entries=200, cancel=None))]
+fn py_tree(
+    py: Python<'_>,
+    root: PathBuf,
+    max_depth: usize,
+    max_entries: usize,
+    cancel: Option<&CancelToken>,
+) -> Vec<String> {
+    let flag = token_flag(cancel);
+    py.detach(|| tree::render(&root, max_depth, max_entries, &flag))
+}
+
+/// Terminal cells `text` takes.
+#[pyfunction]
+fn text_width(text: &str) -> usize {
+    text::width(text)
+}
+
+/// `text` cut to `width` cells, ending in `ellipsis` when cut.
+#[pyfunction]
+#[pyo3(signature = (text, width, ellipsis="…"))]
+fn truncate_to_width(text: &str, width: usize, ellipsis: &str) -> String {
+    text::truncate(text, width, ellipsis)
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<CancelToken>()?;
+    m.add_class::<FuzzyIndex>()?;
+    m.add_function(wrap_pyfunction!(py_grep, m)?)?;
+    m.add_function(wrap_pyfunction!(py_find, m)?)?;
+    m.add_function(wrap_pyfunction!(workspace_files, m)?)?;
+    m.add_function(wrap_pyfunction!(fuzzy_rank, m)?)?;
+    m.add_function(wrap_pyfunction!(py_tree, m)?)?;
+    m.add_function(wrap_pyfunction!(text_width, m)?)?;
+    m.add_function(wrap_pyfunction!(truncate_to_width, m)?)?;
+    Ok(())
+}
