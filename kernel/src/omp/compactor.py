@@ -97,7 +97,14 @@ class Compactor:
                 await session.notice(f"{label}: {exc}", "warning")
             await session.emit(AutoCompactionEndEvent(aborted=aborted, error_message=str(exc)))
             return False
-        await session.emit(AutoCompactionEndEvent(result=result, will_retry=will_retry))
+        wire = {
+            "summary": result["summary"],
+            "firstKeptEntryId": result["first_kept_entry_id"],
+            "tokensBefore": result["tokens_before"],
+            "tokensAfter": result["tokens_after"],
+            "details": result["details"],
+        }
+        await session.emit(AutoCompactionEndEvent(result=wire, will_retry=will_retry))
         return True
 
     # -- the compaction --------------------------------------------------------------
@@ -281,9 +288,9 @@ def _supplied(supplied: Any, preparation: compaction.Preparation) -> dict[str, A
 
 def describe(result: dict[str, Any]) -> str:
     """``compacted the context: 182,301 -> 21,950 tokens``."""
-    return (
-        f"compacted the context: {result['tokens_before']:,} -> {result['tokens_after']:,} tokens"
-    )
+    before = result.get("tokens_before", result.get("tokensBefore", 0))
+    after = result.get("tokens_after", result.get("tokensAfter", 0))
+    return f"compacted the context: {before:,} -> {after:,} tokens"
 
 
 def compact_command() -> Any:

@@ -50,6 +50,10 @@ def _lines(session: Any, event: Any, verbose: bool) -> list[str]:
         return [f"omp: plugin {event.extension_path} failed in {event.event}: {event.error}"]
     if kind == "auto_retry_start":
         return [_retry_line(event)]
+    if kind == "auto_compaction_end" and event.result:
+        from omp.compactor import describe
+
+        return [f"omp: {describe(event.result)}"]
     if kind == "notice" and (verbose or event.level != "info"):
         prefix = "" if event.level == "info" else f"{event.level}: "
         return [f"omp: {prefix}{event.message}"]
