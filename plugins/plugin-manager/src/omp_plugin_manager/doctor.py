@@ -95,5 +95,10 @@ def doctor(runtime: Any, *, as_json: bool = False) -> int:
         print("\n".join(problem.lines()))
     for line in project_lines:
         print(line)
+    from omp.cli.plugins_cmd import search_backend_line
+
+    backend = search_backend_line(runtime)
+    if backend:
+        print(backend)
     print(f"{len(problems)} problem(s) found" if problems else "no problems found")
     return 1 if problems else 0

@@ -1,0 +1,172 @@
+"""The omp-natives plugin: it answers first, steps aside when told to or when its build
+is stale, stops within 50 ms when cancelled, streams matches, and its other functions
+(fuzzy paths, tree, text width) work from Python."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from omp.events import SearchEvent
+
+omp_natives = pytest.importorskip(
+    "omp_natives", reason="omp-natives is not installed (needs cargo; bash scripts/setup)"
+)
+from omp_natives import plugin  # noqa: E402
+
+native = omp_natives.load()
+
+
+def small_tree(root: Path, files: int = 40) -> Path:
+    for i in range(files):
+        folder = root / f"d{i % 10}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"f{i}.py").write_text(f"x = {i}\nneedle = {i}\n", encoding="utf-8")
+    return root
+
+
+def search(kind: str, params: dict, cwd: Path, settings=None):
+    event = SearchEvent(kind=kind, params=params, cwd=str(cwd))
+    return asyncio.run(plugin.omp_search(event, SimpleNamespace(settings=settings)))
+
+
+def test_the_plugin_answers_a_grep(tmp_path: Path) -> None:
+    small_tree(tmp_path)
+    params = {"pattern": "needle = 3$", "outputMode": "files", "limit": 100}
+    answer = search("grep", params, tmp_path)["result"]
+    assert answer["files"] == ["d3/f3.py"]
+
+
+def test_the_setting_forces_the_pure_python_backend(tmp_path: Path) -> None:
+    small_tree(tmp_path)
+    settings = {"search.backend": "python"}
+    assert search("grep", {"pattern": "needle"}, tmp_path, settings) is None
+    assert plugin.search_backend_status(settings) == 'search.backend is "python"'
+    assert plugin.search_backend_status({}) is None
+
+
+def test_a_stale_build_is_reported_and_python_answers(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(native, "__version__", "0.0.1")
+    omp_natives._loaded.cache_clear()
+    try:
+        reason = plugin.search_backend_status(None)
+        assert reason is not None and "0.0.1" in reason and "--force-reinstall" in reason
+        assert search("find", {"pattern": "*"}, small_tree(tmp_path)) is None
+    finally:
+        monkeypatch.undo()
+        omp_natives._loaded.cache_clear()
+    assert plugin.search_backend_status(None) is None
+
+
+def test_a_cancelled_grep_stops_within_50_ms(tmp_path: Path) -> None:
+    small_tree(tmp_path, files=3000)
+    token = native.CancelToken()
+    cancelled_at: list[float] = []
+
+    def on_batch(batch) -> None:
+        if not cancelled_at:
+            cancelled_at.append(time.perf_counter())
+            token.cancel()
+
+    answer = native.grep(str(tmp_path), "needle", "count", 10**6, cancel=token, on_batch=on_batch)
+    stopped = time.perf_counter() - cancelled_at[0]
+    assert stopped < 0.05, f"took {stopped * 1000:.0f} ms to stop"
+    assert answer["files_searched"] < 3000
+
+
+def test_an_aborted_hook_call_cancels_the_native_walk(tmp_path: Path, monkeypatch) -> None:
+    tokens = []
+    real = native.CancelToken
+
+    def recording_token():
+        tokens.append(real())
+        return tokens[-1]
+
+    monkeypatch.setattr(native, "CancelToken", recording_token)
+
+    async def go() -> None:
+        event = SearchEvent(kind="grep", params={"pattern": "x"}, cwd=str(small_tree(tmp_path)))
+        task = asyncio.ensure_future(plugin.omp_search(event, SimpleNamespace(settings=None)))
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(go())
+    assert tokens and tokens[0].cancelled
+
+
+def test_matches_reach_python_in_batches_before_the_search_ends(tmp_path: Path) -> None:
+    small_tree(tmp_path, files=200)
+    batches = []
+    answer = native.grep(str(tmp_path), "needle", "files", 1000, on_batch=batches.append)
+    streamed = sorted(path for batch in batches for path, _count in batch)
+    assert streamed == sorted(answer["files"]) and len(streamed) == 200
+
+
+def test_the_gil_is_released_while_searching(tmp_path: Path) -> None:
+    small_tree(tmp_path, files=2000)
+    ticks = 0
+    done = threading.Event()
+
+    def count() -> None:
+        nonlocal ticks
+        while not done.is_set():
+            ticks += 1
+            time.sleep(0)
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    before = ticks
+    for _ in range(5):
+        native.grep(str(tmp_path), "needle", "count", 10**6)
+    done.set()
+    counter.join()
+    assert ticks - before > 10
+
+
+def test_fuzzy_ranks_100k_paths_quickly() -> None:
+    paths = [f"pkg{i % 97}/module{i}/file_{i}.py" for i in range(100_000)]
+    paths.append("src/omp/plugin_manager.py")
+    index = native.FuzzyIndex(paths)
+    best = min(_timed(lambda: index.rank("plgmgr", 10)) for _ in range(3))
+    assert index.rank("plgmgr", 10)[0][0] == "src/omp/plugin_manager.py"
+    assert best < 0.2  # bench/natives_search.py measures the 20 ms target
+
+
+def _timed(work) -> float:
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
+def test_fuzzy_index_of_a_workspace_honours_ignore_files(tmp_path: Path) -> None:
+    small_tree(tmp_path, files=10)
+    (tmp_path / ".gitignore").write_text("d1/\n", encoding="utf-8")
+    index = native.FuzzyIndex.from_root(str(tmp_path))
+    assert len(index) == 10  # 9 files left and .gitignore
+    assert [p for p, _ in native.fuzzy_rank("f2", ["d2/f2.py", "x.md"])] == ["d2/f2.py"]
+
+
+def test_tree_and_text_width(tmp_path: Path) -> None:
+    small_tree(tmp_path, files=20)
+    lines = native.tree(str(tmp_path), 1, 50)
+    assert lines[:2] == ["d0/ (2 files)", "d1/ (2 files)"] and len(lines) == 10
+    assert native.text_width("日本a") == 5
+    assert native.truncate_to_width("日本語テキスト", 7) == "日本語…"
+
+
+def test_the_plugin_module_is_cheap_to_import() -> None:
+    code = (
+        "import sys, omp_natives.plugin; "
+        "sys.exit(1 if 'omp_natives._native' in sys.modules or 'omp_tool_search.translate' "
+        "in sys.modules else 0)"
+    )
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
