@@ -239,6 +239,10 @@ def content_text(content: str | list[Any]) -> str:
     return "".join(block.text for block in content if isinstance(block, TextContent))
 
 
+_LLM_CLASSES = (UserMessage, DeveloperMessage, AssistantMessage, ToolResultMessage)
+_LLM_TYPES = frozenset(_LLM_CLASSES)
+
+
 def convert_to_llm(messages: list[Any]) -> list[LlmMessage]:
     """The one boundary where the agent's messages become what a provider may see.
 
@@ -247,9 +251,9 @@ def convert_to_llm(messages: list[Any]) -> list[LlmMessage]:
     """
     out: list[LlmMessage] = []
     for message in messages:
-        if isinstance(
-            message, UserMessage | DeveloperMessage | AssistantMessage | ToolResultMessage
-        ):
+        # runs over the whole history before every request: the common case is one
+        # set look-up (an isinstance against a union costs ten times as much)
+        if type(message) in _LLM_TYPES or isinstance(message, _LLM_CLASSES):
             out.append(message)
         elif isinstance(message, CustomMessage):
             if not message.exclude_from_context:
