@@ -9,18 +9,18 @@ called by anything, so a spec without a caller cannot land.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
 from pathlib import Path
 
 import pytest
-from replay import ReplayServer
+from replay import PROXY_SECRET, ReplayServer
 
 COVERAGE_LOG = "OMP_HOOK_COVERAGE_LOG"
 
-NOT_YET_CALLED = {
-}
+NOT_YET_CALLED = {}
 """Hook specs whose caller an open issue owns; each leaves this list when it lands."""
 
 
@@ -30,6 +30,23 @@ def replay_server():
     server = ReplayServer()
     yield server
     server.close()
+
+
+@pytest.fixture
+def proxy(omp_harness, replay_server, monkeypatch):
+    """A models.json provider ``proxy/coder`` (OpenAI Chat Completions) served by the
+    loopback replay server; its key is ``replay.PROXY_SECRET``."""
+    provider = {
+        "baseUrl": f"{replay_server.url}/v1",
+        "api": "openai-completions",
+        "apiKey": "PROXY_KEY",
+        "models": [{"id": "coder"}],
+    }
+    (omp_harness.agent_dir / "models.json").write_text(
+        json.dumps({"providers": {"proxy": provider}})
+    )
+    monkeypatch.setenv("PROXY_KEY", PROXY_SECRET)
+    return replay_server
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -155,3 +155,17 @@ def split_events(data: bytes) -> list[bytes]:
     separator = b"\r\n\r\n" if b"\r\n\r\n" in data else b"\n\n"
     parts = data.split(separator)
     return [p + separator for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+
+
+PROXY_SECRET = "sk-test-0123456789abcdefghijklmnop"
+"""The key of the ``proxy/coder`` provider of the ``proxy`` fixture (tests/conftest.py)."""
+
+
+def chat_stream(text: str) -> bytes:
+    """A Chat Completions SSE body answering ``text``, then stop and ``[DONE]``."""
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"role": "assistant", "content": text}}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+    ]
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    return body.encode()

@@ -7,34 +7,7 @@ from __future__ import annotations
 import json
 
 import omp
-import pytest
-
-SECRET = "sk-test-0123456789abcdefghijklmnop"
-
-
-def chat_stream(text: str) -> bytes:
-    chunks = [
-        {"choices": [{"index": 0, "delta": {"role": "assistant", "content": text}}]},
-        {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-    ]
-    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-    return body.encode()
-
-
-@pytest.fixture
-def proxy(omp_harness, replay_server, monkeypatch):
-    """A models.json provider ``proxy/coder`` served by the loopback replay server."""
-    provider = {
-        "baseUrl": f"{replay_server.url}/v1",
-        "api": "openai-completions",
-        "apiKey": "PROXY_KEY",
-        "models": [{"id": "coder"}],
-    }
-    (omp_harness.agent_dir / "models.json").write_text(
-        json.dumps({"providers": {"proxy": provider}})
-    )
-    monkeypatch.setenv("PROXY_KEY", SECRET)
-    return replay_server
+from replay import PROXY_SECRET, chat_stream
 
 
 def test_before_provider_request_can_patch_and_replace_the_payload(omp_harness, proxy):
@@ -96,14 +69,16 @@ def test_a_rejected_key_fires_credential_disabled_and_is_not_sent_again(omp_harn
         def omp_credential_disabled(self, event):
             seen.append((event.provider, event.disabled_cause))
 
-    body = json.dumps({"error": {"message": f"Incorrect API key {SECRET}", "type": "invalid"}})
+    body = json.dumps(
+        {"error": {"message": f"Incorrect API key {PROXY_SECRET}", "type": "invalid"}}
+    )
     proxy.add(body, status=401, headers={"content-type": "application/json"})
     session = omp_harness.session([Watch()], model="proxy/coder")
     log = omp_harness.run(session, "hello", "again")
     assert [provider for provider, _ in seen] == ["proxy"]
-    assert "401" in seen[0][1] and SECRET not in seen[0][1]
+    assert "401" in seen[0][1] and PROXY_SECRET not in seen[0][1]
     assert len(proxy.requests) == 1  # the second prompt fails without sending the key
     errors = [
         e.message.error_message for e in log.of("message_end") if e.message.role == "assistant"
     ]
-    assert "rejected" in errors[1] and SECRET not in errors[1]
+    assert "rejected" in errors[1] and PROXY_SECRET not in errors[1]

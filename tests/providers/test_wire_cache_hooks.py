@@ -9,34 +9,9 @@ import copy
 import json
 
 import omp
-import pytest
+from replay import chat_stream
 
-SECRET = "sk-test-0123456789abcdefghijklmnop"
 SSE = {"content-type": "text/event-stream"}
-
-
-def chat_stream(text: str) -> bytes:
-    chunks = [
-        {"choices": [{"index": 0, "delta": {"role": "assistant", "content": text}}]},
-        {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-    ]
-    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-    return body.encode()
-
-
-@pytest.fixture
-def proxy(omp_harness, replay_server, monkeypatch):
-    provider = {
-        "baseUrl": f"{replay_server.url}/v1",
-        "api": "openai-completions",
-        "apiKey": "PROXY_KEY",
-        "models": [{"id": "coder"}],
-    }
-    (omp_harness.agent_dir / "models.json").write_text(
-        json.dumps({"providers": {"proxy": provider}})
-    )
-    monkeypatch.setenv("PROXY_KEY", SECRET)
-    return replay_server
 
 
 class Patch:
