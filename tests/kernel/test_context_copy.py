@@ -81,6 +81,6 @@ def test_appending_copies_nothing_and_the_request_sees_the_new_message():
     view.append(UserMessage(content="added"))
     view += [UserMessage(content="more")]
     settled = view.settled()
-    assert settled[:3] == originals and all(a is b for a, b in zip(settled, originals))
+    assert all(a is b for a, b in zip(settled[:3], originals, strict=True))
     assert [m.content for m in settled[3:]] == ["added", "more"]
     assert view.copied_indexes() == [3, 4]
