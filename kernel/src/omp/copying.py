@@ -157,7 +157,7 @@ class CopyOnRead(list):  # type: ignore[type-arg]
     def settled(self) -> list[Any]:
         """A plain list for the request: the copies a handler read (and may have
         changed), the originals where nothing was read."""
-        return [list.__getitem__(self, index) for index in range(len(self))]
+        return list.copy(self)
 
 
 def _owning(name: str) -> Any:
