@@ -152,3 +152,30 @@ def test_what_natives_cannot_say_exactly_is_left_to_python(
 ) -> None:
     model = FindParams if kind == "find" else GrepParams
     assert natives(kind, model(**params).model_dump(), corpus) is None
+
+
+def test_parent_ignore_files_apply_inside_a_repository_only(tmp_path: Path) -> None:
+    repo, plain = tmp_path / "repo", tmp_path / "plain"
+    files = {
+        repo / ".git/HEAD": "",
+        repo / ".git/info/exclude": "ex*.txt\n",
+        repo / ".gitignore": "*.log\nsub/gen/\nignored/\n",
+        repo / "sub/.gitignore": "local.tmp\n",
+        repo / "sub/deep/c.log": "",
+        repo / "sub/deep/ex1.txt": "",
+        repo / "sub/deep/ok.py": "",
+        repo / "sub/gen/x.py": "",
+        repo / "sub/local.tmp": "",
+        repo / "ignored/f.py": "",
+        plain / ".gitignore": "*.log\n",
+        plain / "sub/c.log": "",
+        plain / "sub/d.py": "",
+    }
+    for path, text in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    for cwd, path in [(repo, "sub"), (repo, "sub/deep"), (repo, "ignored"), (plain, "sub")]:
+        python, native = both("find", {"pattern": "**", "path": path}, cwd)
+        assert native is not None and dataclasses.asdict(native) == dataclasses.asdict(python)
+    assert both("find", {"pattern": "**", "path": "sub/deep"}, repo)[1].paths == ["ok.py"]
+    assert both("find", {"pattern": "**", "path": "sub"}, plain)[1].paths == ["c.log", "d.py"]
