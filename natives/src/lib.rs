@@ -61,10 +61,11 @@ fn glob_matcher(glob: Option<&str>) -> PyResult<Option<grep_regex::RegexMatcher>
 /// grep under `target` (a folder, or one file). `pattern` and `glob` are regexes in
 /// Rust/RE2 syntax (the plugin translates Python's); `glob_path`: the glob matches the
 /// relative path rather than the name. Raises ValueError for a regex it cannot run.
-/// `on_batch(list[tuple[str, int]])` receives files with matches as they are found.
+/// `on_batch(list[tuple[str, int]])` receives files with matches as they are found;
+/// `line_type(path, line, text, match)` makes each line (default: a dict).
 #[pyfunction]
 #[pyo3(name = "grep", signature = (target, pattern, mode="content", limit=100, context=0, glob=None,
-    glob_path=false, extensions=None, cancel=None, on_batch=None))]
+    glob_path=false, extensions=None, cancel=None, on_batch=None, line_type=None))]
 #[allow(clippy::too_many_arguments)]
 fn py_grep<'py>(
     py: Python<'py>,
@@ -78,6 +79,7 @@ fn py_grep<'py>(
     extensions: Option<Vec<String>>,
     cancel: Option<&CancelToken>,
     on_batch: Option<Py<PyAny>>,
+    line_type: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let mode = Mode::parse(mode).ok_or_else(|| PyValueError::new_err("unknown output mode"))?;
     let matcher = grep::line_matcher(pattern).map_err(PyValueError::new_err)?;
@@ -93,8 +95,7 @@ fn py_grep<'py>(
     let flag = token_flag(cancel);
     let (dir, answer) = py.detach(|| {
         if target.is_dir() {
-            let outcomes = stream(&query, &target, &flag, on_batch);
-            (target.clone(), grep::assemble(&query, &target, outcomes))
+            (target.clone(), stream(&query, &target, &flag, on_batch))
         } else {
             let dir = target.parent().map(Path::to_path_buf).unwrap_or_default();
             let name = PathBuf::from(target.file_name().unwrap_or_default());
@@ -105,7 +106,7 @@ fn py_grep<'py>(
             )
         }
     });
-    answer_dict(py, &dir, mode, answer)
+    answer_dict(py, &dir, mode, answer, line_type)
 }
 
 /// The walk and search on a helper thread while this one hands batches to Python.
@@ -114,15 +115,20 @@ fn stream(
     root: &Path,
     flag: &AtomicBool,
     on_batch: Option<Py<PyAny>>,
-) -> Vec<(PathBuf, grep::Outcome)> {
+) -> grep::Answer {
+    let search = if query.limit >= grep::FULL_SCAN_LIMIT {
+        grep::search_all
+    } else {
+        grep::search_tree
+    };
     let Some(callback) = on_batch else {
-        return grep::search_tree(query, root, flag, &|_, _| {});
+        return search(query, root, flag, &|_, _| {});
     };
     let (send, receive) = mpsc::channel::<(String, usize)>();
     std::thread::scope(|scope| {
         let worker = scope.spawn(move || {
             let send = std::sync::Mutex::new(send);
-            grep::search_tree(query, root, flag, &|path, count| {
+            search(query, root, flag, &|path, count| {
                 let _ = send.lock().unwrap().send((path.to_string(), count));
             })
         });
@@ -162,12 +168,17 @@ fn answer_dict<'py>(
     root: &Path,
     mode: Mode,
     answer: grep::Answer,
+    line_type: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     out.set_item("root", root.to_string_lossy())?;
     out.set_item("mode", mode.name())?;
     let lines = PyList::empty(py);
     for line in answer.lines {
+        if let Some(make) = &line_type {
+            lines.append(make.call1((line.path, line.line, line.text, line.is_match))?)?;
+            continue;
+        }
         let item = PyDict::new(py);
         item.set_item("path", line.path)?;
         item.set_item("line", line.line)?;

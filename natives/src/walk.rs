@@ -68,15 +68,25 @@ fn builder(root: &Path, threads: usize) -> WalkBuilder {
     builder
 }
 
-fn threads() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
-        .min(12)
+fn to_entry(root: &Path, entry: &ignore::DirEntry) -> Option<Entry> {
+    if entry.depth() == 0 {
+        return None;
+    }
+    let file_type = entry.file_type()?;
+    let kind = if file_type.is_symlink() {
+        Kind::Link
+    } else if file_type.is_dir() {
+        Kind::Dir
+    } else {
+        Kind::File
+    };
+    let rel = entry.path().strip_prefix(root).ok()?.to_path_buf();
+    Some(Entry { rel, kind })
 }
 
 /// Calls `visit` for every entry under `root` from several threads (in no particular
-/// order) until `visit` returns false or `cancel` is set.
+/// order) until `visit` returns false or `cancel` is set. Unreadable folders are left
+/// out, as in the pure-Python walker.
 pub fn walk_parallel<F>(root: &Path, cancel: &AtomicBool, visit: F)
 where
     F: Fn(Entry, &Path) -> bool + Sync,
@@ -87,33 +97,48 @@ where
             if cancel.load(Ordering::Relaxed) {
                 return WalkState::Quit;
             }
-            let Ok(entry) = result else {
-                return WalkState::Continue; // unreadable folders are left out, as in Python
-            };
-            if entry.depth() == 0 {
-                return WalkState::Continue;
-            }
-            let Some(file_type) = entry.file_type() else {
+            let Ok(dir_entry) = result else {
                 return WalkState::Continue;
             };
-            let kind = if file_type.is_symlink() {
-                Kind::Link
-            } else if file_type.is_dir() {
-                Kind::Dir
-            } else {
-                Kind::File
-            };
-            let Ok(rel) = entry.path().strip_prefix(root) else {
-                return WalkState::Continue;
-            };
-            let rel = rel.to_path_buf();
-            if visit(Entry { rel, kind }, entry.path()) {
-                WalkState::Continue
-            } else {
-                WalkState::Quit
+            match to_entry(root, &dir_entry) {
+                Some(entry) => {
+                    if visit(entry, dir_entry.path()) {
+                        WalkState::Continue
+                    } else {
+                        WalkState::Quit
+                    }
+                }
+                None => WalkState::Continue,
             }
         })
     });
+}
+
+/// Calls `visit` for every entry under `root` on this thread, in the pure-Python
+/// walker's order (depth first, each folder's entries sorted by name), until `visit`
+/// returns false.
+pub fn walk_sorted<F>(root: &Path, mut visit: F)
+where
+    F: FnMut(Entry, &Path) -> bool,
+{
+    let mut builder = builder(root, 1);
+    builder.sort_by_file_name(|a, b| a.cmp(b));
+    for result in builder.build() {
+        let Ok(dir_entry) = result else { continue };
+        if let Some(entry) = to_entry(root, &dir_entry) {
+            if !visit(entry, dir_entry.path()) {
+                return;
+            }
+        }
+    }
+}
+
+/// How many threads walk or search at once.
+pub fn threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .min(12)
 }
 
 /// Every entry under `root`, sorted depth first by name (a folder's contents follow it).
@@ -166,6 +191,22 @@ mod tests {
                 "a.txt"
             ]
         );
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn the_sorted_walk_gives_the_same_order_on_one_thread() {
+        let root = tree("sorted");
+        let mut names = Vec::new();
+        walk_sorted(&root, |entry, _| {
+            names.push(entry.rel_str());
+            true
+        });
+        let parallel: Vec<String> = collect(&root, &AtomicBool::new(false))
+            .iter()
+            .map(Entry::rel_str)
+            .collect();
+        assert_eq!(names, parallel);
         fs::remove_dir_all(root).unwrap();
     }
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from omp.tools import resolve_path
+from omp_tool_search.answers import GrepLine
 from omp_tool_search.match import glob_to_regex, type_extensions
 from omp_tool_search.translate import translate
 
@@ -23,8 +25,14 @@ Run = Callable[[Any], dict[str, Any] | None]
 
 def _line_regex(params: dict[str, Any]) -> str | None:
     pattern = str(params.get("pattern") or "")
-    source = re.escape(pattern) if params.get("literal") else pattern
-    flags = re.MULTILINE | (re.IGNORECASE if params.get("ignoreCase") else 0)
+    return _translated(pattern, bool(params.get("literal")), bool(params.get("ignoreCase")))
+
+
+@lru_cache(maxsize=256)
+def _translated(pattern: str, literal: bool, ignore_case: bool) -> str | None:
+    """The Rust-syntax line regex of a grep pattern (None: Python's engine must run it)."""
+    source = re.escape(pattern) if literal else pattern
+    flags = re.MULTILINE | (re.IGNORECASE if ignore_case else 0)
     try:
         compiled = re.compile(source, flags)
     except re.error:
@@ -35,6 +43,7 @@ def _line_regex(params: dict[str, Any]) -> str | None:
     return translation.pattern
 
 
+@lru_cache(maxsize=256)
 def _glob_regex(glob: str) -> tuple[str, bool] | None:
     """(regex, whole_path) for a glob as ``match.compile_glob`` reads it."""
     pattern = glob.strip()
@@ -95,7 +104,7 @@ def _prepare_grep(params: dict[str, Any], cwd: str) -> Run | None:
 
     def run(token: Any) -> dict[str, Any] | None:
         try:
-            answer = load().grep(target, regex, cancel=token, **options)
+            answer = load().grep(target, regex, cancel=token, line_type=GrepLine, **options)
         except ValueError:
             return None  # a regex the Rust engine refuses: Python's engine runs it
         if not folder and (answer["skipped_binary"] or answer["skipped_large"]):
