@@ -298,8 +298,10 @@ def test_a_command_can_branch_the_session_and_hooks_see_it(make_session, omp_har
     ]
 
 
-def test_ctx_search_goes_to_the_first_backend_that_answers(make_session, omp_harness):
+def test_ctx_search_goes_to_the_first_backend_that_answers(make_session, omp_harness, monkeypatch):
     import asyncio
+
+    monkeypatch.setenv("OMP_DISABLED_PLUGINS", "natives")  # it would answer first (tryfirst)
 
     class Declines:
         @omp.hookimpl(tryfirst=True)
