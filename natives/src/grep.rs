@@ -1,20 +1,13 @@
-//! grep with the pure-Python backend's exact rules: files read whole (over the size cap:
-//! skipped as large), a NUL byte in the first 8 KiB marks a binary file, invalid UTF-8
-//! read as U+FFFD, a line matches when the regex matches within it. Files are searched
-//! in parallel; the answer is assembled in walk order afterwards, so `limit` and the
-//! counters stop exactly where a sequential search would.
+//! grep of one file with the pure-Python backend's exact rules: files read whole (over
+//! the size cap: skipped as large), a NUL byte in the first 8 KiB marks a binary file,
+//! invalid UTF-8 read as U+FFFD, a line matches when the regex matches within it.
 
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::path::Path;
 
 use grep_matcher::Matcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
-
-use crate::walk::{slash_path, threads, walk_parallel, walk_sorted, Kind};
 
 pub const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 pub const MAX_EXPLICIT_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -133,7 +126,7 @@ pub fn utf8(data: Vec<u8>) -> Vec<u8> {
     }
 }
 
-fn line_text(bytes: &[u8]) -> String {
+pub fn line_text(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     text.strip_suffix('\r').unwrap_or(&text).to_string()
 }
@@ -199,7 +192,7 @@ pub fn search_file(query: &Query, path: &Path, max_bytes: u64) -> Outcome {
     scan(&query.matcher, &utf8(data), query.mode, query.limit)
 }
 
-fn wanted(query: &Query, rel: &str, name: &str) -> bool {
+pub fn wanted(query: &Query, rel: &str, name: &str) -> bool {
     if let Some((glob, whole_path)) = &query.glob {
         let subject = if *whole_path { rel } else { name };
         if !glob.is_match(subject.as_bytes()).unwrap_or(false) {
@@ -212,239 +205,6 @@ fn wanted(query: &Query, rel: &str, name: &str) -> bool {
             exts.iter().any(|e| lower.ends_with(e.as_str()))
         }
         None => true,
-    }
-}
-
-/// Searches the wanted files under `root`: one thread walks in the pure-Python walker's
-/// order, several search, and this thread takes their outcomes in walk order, so the
-/// answer stops exactly where a sequential search would and the rest is never read.
-/// `on_file` sees each file with a match, in order, as soon as its turn comes.
-pub fn search_tree(
-    query: &Query,
-    root: &Path,
-    cancel: &AtomicBool,
-    on_file: &(dyn Fn(&str, usize) + Sync),
-) -> Answer {
-    let stop = AtomicBool::new(false);
-    let stopped = || stop.load(Ordering::Relaxed) || cancel.load(Ordering::Relaxed);
-    let (jobs, job_queue) = mpsc::sync_channel::<(usize, PathBuf, PathBuf)>(256);
-    let job_queue = Mutex::new(job_queue);
-    let (results, outcomes) = mpsc::channel::<(usize, PathBuf, Outcome)>();
-    let mut assembler = Assembler::new(query, root);
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let mut index = 0;
-            walk_sorted(root, |entry, path| {
-                if stopped() {
-                    return false;
-                }
-                let rel = entry.rel_str();
-                if entry.kind != Kind::File || !wanted(query, &rel, &entry.name()) {
-                    return true;
-                }
-                index += 1;
-                jobs.send((index - 1, entry.rel, path.to_path_buf()))
-                    .is_ok()
-            });
-            drop(jobs);
-        });
-        for _ in 0..threads() {
-            let results = results.clone();
-            let (job_queue, stopped) = (&job_queue, &stopped);
-            scope.spawn(move || loop {
-                let job = job_queue.lock().unwrap().recv();
-                let Ok((index, rel, path)) = job else { break };
-                if stopped() {
-                    continue; // drain the queue so the walker is never left blocked
-                }
-                let outcome = search_file(query, &path, MAX_FILE_BYTES);
-                if results.send((index, rel, outcome)).is_err() {
-                    break;
-                }
-            });
-        }
-        drop(results);
-        let mut waiting = BTreeMap::new();
-        let mut next = 0;
-        for (index, rel, outcome) in outcomes.iter() {
-            waiting.insert(index, (rel, outcome));
-            while let Some((rel, outcome)) = waiting.remove(&next) {
-                next += 1;
-                if assembler.done {
-                    continue;
-                }
-                if let Outcome::Text { count, .. } = outcome {
-                    if count > 0 {
-                        on_file(&slash_path(&rel), count);
-                    }
-                }
-                if assembler.push(rel, outcome) {
-                    stop.store(true, Ordering::Relaxed);
-                }
-            }
-        }
-    });
-    assembler.answer
-}
-
-/// Limits from which a grep searches the whole tree in parallel and orders the outcomes
-/// afterwards (faster when every file must be searched anyway); below it, `search_tree`
-/// walks in order and stops at the limit.
-pub const FULL_SCAN_LIMIT: usize = 10_000;
-
-/// Every wanted file under `root`, walked and searched in parallel; the outcomes sorted
-/// into walk order and assembled. `on_file` sees files with a match as they are found.
-pub fn search_all(
-    query: &Query,
-    root: &Path,
-    cancel: &AtomicBool,
-    on_file: &(dyn Fn(&str, usize) + Sync),
-) -> Answer {
-    let found = Mutex::new(Vec::new());
-    walk_parallel(root, cancel, |entry, path| {
-        let rel = entry.rel_str();
-        if entry.kind != Kind::File || !wanted(query, &rel, &entry.name()) {
-            return true;
-        }
-        let outcome = search_file(query, path, MAX_FILE_BYTES);
-        if let Outcome::Text { count, .. } = outcome {
-            if count > 0 {
-                on_file(&rel, count);
-            }
-        }
-        found.lock().unwrap().push((entry.rel, outcome));
-        true
-    });
-    let mut found = found.into_inner().unwrap();
-    found.sort_by(|a, b| a.0.cmp(&b.0));
-    assemble(query, root, found)
-}
-
-/// The answer of a sequential search over `outcomes` (in walk order); `dir` is the
-/// folder the relative paths start from (to read context lines).
-pub fn assemble(query: &Query, dir: &Path, outcomes: Vec<(PathBuf, Outcome)>) -> Answer {
-    let mut assembler = Assembler::new(query, dir);
-    for (rel, outcome) in outcomes {
-        if assembler.push(rel, outcome) {
-            break;
-        }
-    }
-    assembler.answer
-}
-
-/// The state of one grep as files come in, in walk order (`_GrepRun` of the Python backend).
-struct Assembler<'a> {
-    query: &'a Query,
-    dir: &'a Path,
-    answer: Answer,
-    done: bool,
-}
-
-impl<'a> Assembler<'a> {
-    fn new(query: &'a Query, dir: &'a Path) -> Self {
-        Self {
-            query,
-            dir,
-            answer: Answer::default(),
-            done: false,
-        }
-    }
-
-    /// Takes the next file's outcome; true once the search is over (the limit passed).
-    fn push(&mut self, rel: PathBuf, outcome: Outcome) -> bool {
-        self.done = self.take(rel, outcome);
-        self.done
-    }
-
-    fn take(&mut self, rel: PathBuf, outcome: Outcome) -> bool {
-        let (query, answer) = (self.query, &mut self.answer);
-        let (hits, count, more) = match outcome {
-            Outcome::Unreadable => return false,
-            Outcome::Large => {
-                answer.skipped_large += 1;
-                return false;
-            }
-            Outcome::Binary => {
-                answer.skipped_binary += 1;
-                return false;
-            }
-            Outcome::Text { hits, count, more } => (hits, count, more),
-        };
-        answer.files_searched += 1;
-        let path = slash_path(&rel);
-        if query.mode != Mode::Content {
-            if count == 0 {
-                return false;
-            }
-            if answer.files_matched >= query.limit {
-                answer.truncated = true;
-                return true;
-            }
-            answer.matches += count;
-            answer.files_matched += 1;
-            if query.mode == Mode::Files {
-                answer.files.push(path);
-            } else {
-                answer.counts.push((path, count));
-            }
-            return false;
-        }
-        let left = query.limit - answer.matches;
-        let (taken, truncated) = if hits.len() > left {
-            (left, true)
-        } else {
-            (hits.len(), more)
-        };
-        answer.matches += taken;
-        answer.truncated |= truncated;
-        if taken > 0 {
-            answer.files_matched += 1;
-            let mut hits = hits;
-            hits.truncate(taken);
-            let file = self.dir.join(&rel);
-            add_lines(&mut answer.lines, query.context, &file, &path, hits);
-        }
-        answer.truncated
-    }
-}
-
-fn add_lines(
-    out: &mut Vec<Line>,
-    context: usize,
-    file: &Path,
-    path: &str,
-    hits: Vec<(usize, String)>,
-) {
-    let text = match (context, read_file(file, MAX_EXPLICIT_FILE_BYTES)) {
-        (0, _) | (_, None) | (_, Some(Err(()))) => None,
-        (_, Some(Ok(data))) => Some(utf8(data)),
-    };
-    let Some(text) = text else {
-        out.extend(hits.into_iter().map(|(line, text)| Line {
-            path: path.to_string(),
-            line,
-            text,
-            is_match: true,
-        }));
-        return;
-    };
-    let mut lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
-    if text.ends_with(b"\n") {
-        lines.pop();
-    }
-    let matched: std::collections::BTreeSet<usize> = hits.iter().map(|h| h.0).collect();
-    let mut shown = std::collections::BTreeSet::new();
-    for &n in &matched {
-        let last = (n + context).min(lines.len());
-        shown.extend(n.saturating_sub(context).max(1)..=last);
-    }
-    for n in shown {
-        out.push(Line {
-            path: path.to_string(),
-            line: n,
-            text: line_text(lines[n - 1]),
-            is_match: matched.contains(&n),
-        });
     }
 }
 

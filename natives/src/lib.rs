@@ -5,6 +5,7 @@
 pub mod find;
 pub mod fuzzy;
 pub mod grep;
+pub mod grep_tree;
 pub mod text;
 pub mod tree;
 pub mod walk;
@@ -102,7 +103,7 @@ fn py_grep<'py>(
             let outcome = grep::search_file(&query, &target, grep::MAX_EXPLICIT_FILE_BYTES);
             (
                 dir.clone(),
-                grep::assemble(&query, &dir, vec![(name, outcome)]),
+                grep_tree::assemble(&query, &dir, vec![(name, outcome)]),
             )
         }
     });
@@ -116,10 +117,10 @@ fn stream(
     flag: &AtomicBool,
     on_batch: Option<Py<PyAny>>,
 ) -> grep::Answer {
-    let search = if query.limit >= grep::FULL_SCAN_LIMIT {
-        grep::search_all
+    let search = if query.limit >= grep_tree::FULL_SCAN_LIMIT {
+        grep_tree::search_all
     } else {
-        grep::search_tree
+        grep_tree::search_tree
     };
     let Some(callback) = on_batch else {
         return search(query, root, flag, &|_, _| {});

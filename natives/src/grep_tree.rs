@@ -1,0 +1,303 @@
+//! grep over a folder: which files, in what order, and where it stops. Below
+//! `FULL_SCAN_LIMIT` one thread walks in the pure-Python walker's order while several
+//! search and the outcomes are taken in order, so the search ends at the limit as a
+//! sequential one would; from it up, the whole tree is walked and searched in parallel
+//! and ordered afterwards.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Mutex};
+
+use crate::grep::{
+    line_text, read_file, search_file, utf8, wanted, Answer, Line, Mode, Outcome, Query,
+    MAX_EXPLICIT_FILE_BYTES, MAX_FILE_BYTES,
+};
+use crate::walk::{slash_path, threads, walk_parallel, walk_sorted, Kind};
+
+/// Searches the wanted files under `root`: one thread walks in the pure-Python walker's
+/// order, several search, and this thread takes their outcomes in walk order, so the
+/// answer stops exactly where a sequential search would and the rest is never read.
+/// `on_file` sees each file with a match, in order, as soon as its turn comes.
+pub fn search_tree(
+    query: &Query,
+    root: &Path,
+    cancel: &AtomicBool,
+    on_file: &(dyn Fn(&str, usize) + Sync),
+) -> Answer {
+    let stop = AtomicBool::new(false);
+    let stopped = || stop.load(Ordering::Relaxed) || cancel.load(Ordering::Relaxed);
+    let (jobs, job_queue) = mpsc::sync_channel::<(usize, PathBuf, PathBuf)>(256);
+    let job_queue = Mutex::new(job_queue);
+    let (results, outcomes) = mpsc::channel::<(usize, PathBuf, Outcome)>();
+    let mut assembler = Assembler::new(query, root);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut index = 0;
+            walk_sorted(root, |entry, path| {
+                if stopped() {
+                    return false;
+                }
+                let rel = entry.rel_str();
+                if entry.kind != Kind::File || !wanted(query, &rel, &entry.name()) {
+                    return true;
+                }
+                index += 1;
+                jobs.send((index - 1, entry.rel, path.to_path_buf()))
+                    .is_ok()
+            });
+            drop(jobs);
+        });
+        for _ in 0..threads() {
+            let results = results.clone();
+            let (job_queue, stopped) = (&job_queue, &stopped);
+            scope.spawn(move || loop {
+                let job = job_queue.lock().unwrap().recv();
+                let Ok((index, rel, path)) = job else { break };
+                if stopped() {
+                    continue; // drain the queue so the walker is never left blocked
+                }
+                let outcome = search_file(query, &path, MAX_FILE_BYTES);
+                if results.send((index, rel, outcome)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(results);
+        let mut waiting = BTreeMap::new();
+        let mut next = 0;
+        for (index, rel, outcome) in outcomes.iter() {
+            waiting.insert(index, (rel, outcome));
+            while let Some((rel, outcome)) = waiting.remove(&next) {
+                next += 1;
+                if assembler.done {
+                    continue;
+                }
+                if let Outcome::Text { count, .. } = outcome {
+                    if count > 0 {
+                        on_file(&slash_path(&rel), count);
+                    }
+                }
+                if assembler.push(rel, outcome) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+    });
+    assembler.answer
+}
+
+/// Limits from which a grep searches the whole tree in parallel and orders the outcomes
+/// afterwards (faster when every file must be searched anyway); below it, `search_tree`
+/// walks in order and stops at the limit.
+pub const FULL_SCAN_LIMIT: usize = 10_000;
+
+/// Every wanted file under `root`, walked and searched in parallel; the outcomes sorted
+/// into walk order and assembled. `on_file` sees files with a match as they are found.
+pub fn search_all(
+    query: &Query,
+    root: &Path,
+    cancel: &AtomicBool,
+    on_file: &(dyn Fn(&str, usize) + Sync),
+) -> Answer {
+    let found = Mutex::new(Vec::new());
+    walk_parallel(root, cancel, |entry, path| {
+        let rel = entry.rel_str();
+        if entry.kind != Kind::File || !wanted(query, &rel, &entry.name()) {
+            return true;
+        }
+        let outcome = search_file(query, path, MAX_FILE_BYTES);
+        if let Outcome::Text { count, .. } = outcome {
+            if count > 0 {
+                on_file(&rel, count);
+            }
+        }
+        found.lock().unwrap().push((entry.rel, outcome));
+        true
+    });
+    let mut found = found.into_inner().unwrap();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    assemble(query, root, found)
+}
+
+/// The answer of a sequential search over `outcomes` (in walk order); `dir` is the
+/// folder the relative paths start from (to read context lines).
+pub fn assemble(query: &Query, dir: &Path, outcomes: Vec<(PathBuf, Outcome)>) -> Answer {
+    let mut assembler = Assembler::new(query, dir);
+    for (rel, outcome) in outcomes {
+        if assembler.push(rel, outcome) {
+            break;
+        }
+    }
+    assembler.answer
+}
+
+/// The state of one grep as files come in, in walk order (`_GrepRun` of the Python backend).
+struct Assembler<'a> {
+    query: &'a Query,
+    dir: &'a Path,
+    answer: Answer,
+    done: bool,
+}
+
+impl<'a> Assembler<'a> {
+    fn new(query: &'a Query, dir: &'a Path) -> Self {
+        Self {
+            query,
+            dir,
+            answer: Answer::default(),
+            done: false,
+        }
+    }
+
+    /// Takes the next file's outcome; true once the search is over (the limit passed).
+    fn push(&mut self, rel: PathBuf, outcome: Outcome) -> bool {
+        self.done = self.take(rel, outcome);
+        self.done
+    }
+
+    fn take(&mut self, rel: PathBuf, outcome: Outcome) -> bool {
+        let (query, answer) = (self.query, &mut self.answer);
+        let (hits, count, more) = match outcome {
+            Outcome::Unreadable => return false,
+            Outcome::Large => {
+                answer.skipped_large += 1;
+                return false;
+            }
+            Outcome::Binary => {
+                answer.skipped_binary += 1;
+                return false;
+            }
+            Outcome::Text { hits, count, more } => (hits, count, more),
+        };
+        answer.files_searched += 1;
+        let path = slash_path(&rel);
+        if query.mode != Mode::Content {
+            if count == 0 {
+                return false;
+            }
+            if answer.files_matched >= query.limit {
+                answer.truncated = true;
+                return true;
+            }
+            answer.matches += count;
+            answer.files_matched += 1;
+            if query.mode == Mode::Files {
+                answer.files.push(path);
+            } else {
+                answer.counts.push((path, count));
+            }
+            return false;
+        }
+        let left = query.limit - answer.matches;
+        let (taken, truncated) = if hits.len() > left {
+            (left, true)
+        } else {
+            (hits.len(), more)
+        };
+        answer.matches += taken;
+        answer.truncated |= truncated;
+        if taken > 0 {
+            answer.files_matched += 1;
+            let mut hits = hits;
+            hits.truncate(taken);
+            let file = self.dir.join(&rel);
+            add_lines(&mut answer.lines, query.context, &file, &path, hits);
+        }
+        answer.truncated
+    }
+}
+
+fn add_lines(
+    out: &mut Vec<Line>,
+    context: usize,
+    file: &Path,
+    path: &str,
+    hits: Vec<(usize, String)>,
+) {
+    let text = match (context, read_file(file, MAX_EXPLICIT_FILE_BYTES)) {
+        (0, _) | (_, None) | (_, Some(Err(()))) => None,
+        (_, Some(Ok(data))) => Some(utf8(data)),
+    };
+    let Some(text) = text else {
+        out.extend(hits.into_iter().map(|(line, text)| Line {
+            path: path.to_string(),
+            line,
+            text,
+            is_match: true,
+        }));
+        return;
+    };
+    let mut lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+    if text.ends_with(b"\n") {
+        lines.pop();
+    }
+    let matched: std::collections::BTreeSet<usize> = hits.iter().map(|h| h.0).collect();
+    let mut shown = std::collections::BTreeSet::new();
+    for &n in &matched {
+        let last = (n + context).min(lines.len());
+        shown.extend(n.saturating_sub(context).max(1)..=last);
+    }
+    for n in shown {
+        out.push(Line {
+            path: path.to_string(),
+            line: n,
+            text: line_text(lines[n - 1]),
+            is_match: matched.contains(&n),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grep::line_matcher;
+    use std::fs;
+
+    fn query(limit: usize, mode: Mode) -> Query {
+        Query {
+            matcher: line_matcher("hit").unwrap(),
+            mode,
+            limit,
+            context: 0,
+            glob: None,
+            extensions: None,
+        }
+    }
+
+    fn tree(name: &str) -> PathBuf {
+        let root = std::env::temp_dir().join(format!("omp-natives-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        for i in 0..50 {
+            let dir = root.join(format!("d{}", i % 5));
+            fs::create_dir_all(&dir).unwrap();
+            fs::write(dir.join(format!("f{i:02}.txt")), "hit\nmiss\nhit\nhit\n").unwrap();
+        }
+        root
+    }
+
+    #[test]
+    fn the_ordered_search_stops_where_a_sequential_one_would() {
+        let root = tree("ordered");
+        let never = AtomicBool::new(false);
+        let answer = search_tree(&query(10, Mode::Content), &root, &never, &|_, _| {});
+        assert_eq!((answer.matches, answer.files_searched), (10, 4));
+        assert!(answer.truncated);
+        assert_eq!(answer.lines[0].path, "d0/f00.txt");
+        assert_eq!(answer.lines[9].path, "d0/f15.txt");
+        let all = search_all(&query(10, Mode::Content), &root, &never, &|_, _| {});
+        assert_eq!(all.lines, answer.lines);
+        assert_eq!(all.files_searched, answer.files_searched);
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn files_mode_stops_at_the_file_limit() {
+        let root = tree("files");
+        let never = AtomicBool::new(false);
+        let answer = search_tree(&query(3, Mode::Files), &root, &never, &|_, _| {});
+        assert_eq!(answer.files, ["d0/f00.txt", "d0/f05.txt", "d0/f10.txt"]);
+        assert!(answer.truncated && answer.files_searched == 4);
+        fs::remove_dir_all(root).unwrap();
+    }
+}
