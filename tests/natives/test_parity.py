@@ -68,6 +68,8 @@ GREPS = [
     {"pattern": "needle", "context": 2},
     {"pattern": "needle", "context": 1, "limit": 3},
     {"pattern": "needle", "outputMode": "files"},
+    {"pattern": "needle", "outputMode": "files", "limit": 20_000},  # the full parallel scan
+    {"pattern": "needle", "context": 1, "limit": 100_000},
     {"pattern": "needle", "outputMode": "files", "limit": 3},
     {"pattern": "needle", "outputMode": "count"},
     {"pattern": "needle", "outputMode": "count", "limit": 2},
