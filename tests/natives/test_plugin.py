@@ -170,3 +170,27 @@ def test_the_plugin_module_is_cheap_to_import() -> None:
         "in sys.modules else 0)"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def _call(name: str, **arguments) -> dict:
+    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+def test_a_missing_path_gets_the_closest_workspace_paths(omp_harness) -> None:
+    small_tree(omp_harness.cwd, files=30)
+    (omp_harness.cwd / "src" / "omp").mkdir(parents=True)
+    (omp_harness.cwd / "src" / "omp" / "plugin_manager.py").write_text("x\n", encoding="utf-8")
+    script = [
+        _call("find", pattern="*.py", path="src/omp/plugin_manger.py"),
+        _call("grep", pattern="x", path="srx/omp"),
+        _call("grep", pattern="x", path="nothing-like-it-zzzz"),
+        {"text": "done"},
+    ]
+    events = omp_harness.run(omp_harness.session(script=script), "go")
+    typo, folder, unknown = events.of("tool_execution_end")
+    text = "\n".join(block.text for block in typo.result["content"])
+    assert typo.is_error and "Path not found" in text
+    assert text.splitlines()[-1].startswith("Did you mean: src/omp/plugin_manager.py")
+    folder_text = folder.result["content"][-1].text
+    assert folder_text.startswith("Did you mean: src/omp/") and folder.is_error
+    assert "Did you mean" not in "\n".join(b.text for b in unknown.result["content"])

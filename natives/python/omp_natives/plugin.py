@@ -6,6 +6,9 @@ functions call into it.
 the pure-Python backend would, and returns None for the rest (a regex or glob the Rust
 engine cannot run with Python's meaning, a path that is missing, an error to report),
 which the pure-Python backend then answers. ``search.backend: "python"`` turns it off.
+
+``omp_tool_result`` adds "Did you mean: ..." to a failed tool call whose ``path`` does
+not exist, from a fuzzy match over the workspace's paths (``suggest``).
 """
 
 from __future__ import annotations
@@ -48,3 +51,30 @@ async def omp_search(event: Any, ctx: Any) -> dict[str, Any] | None:
         token.cancel()  # the walk stops before its next file
         raise
     return None if answer is None else {"result": answer}
+
+
+@omp.hookimpl
+async def omp_tool_result(event: Any, ctx: Any) -> dict[str, Any] | None:
+    path = event.input.get("path") if isinstance(event.input, dict) else None
+    if not event.is_error or not isinstance(path, str) or not path.strip():
+        return None
+    import os
+
+    from omp.tools import resolve_path, tool_cwd
+
+    cwd = tool_cwd(ctx)
+    if os.path.lexists(resolve_path(path, cwd)):
+        return None
+    if search_backend_status(getattr(ctx, "settings", None)) is not None:
+        return None
+    import asyncio
+
+    from omp.tools import ToolResult
+
+    from omp_natives.suggest import closest_paths
+
+    found = await asyncio.to_thread(closest_paths, path, cwd)
+    if not found:
+        return None
+    hint = ToolResult.text(f"Did you mean: {', '.join(found)}?").content
+    return {"content": [*event.content, *hint]}
