@@ -320,3 +320,30 @@ def test_a_prompt_larger_than_the_window_can_be_attached(omp_harness, tmp_path):
     assert "read" in sent and len(sent) < 1000
     path = sent.split("`")[1]
     assert Path(path).read_text() == "word " * 5000
+
+
+def test_the_usage_check_before_each_request_does_not_walk_the_conversation():
+    """It runs before every request: at turn 1,000 it must not touch every message."""
+    from omp.compaction import _fresh_usage
+    from omp.messages import AssistantMessage, CompactionSummaryMessage, Usage, UserMessage
+
+    class Watched(list):
+        reads = 0
+
+        def __iter__(self):
+            Watched.reads += len(self)
+            return super().__iter__()
+
+        def __getitem__(self, index):
+            Watched.reads += 1
+            return super().__getitem__(index)
+
+    old = AssistantMessage(content=[], usage=Usage(input=900, output=10), timestamp=1)
+    summary = CompactionSummaryMessage(summary="s", tokens_before=900, timestamp=2)
+    history = [UserMessage(content=f"q{n}", timestamp=3) for n in range(2000)]
+    recent = AssistantMessage(content=[], usage=Usage(input=50, output=5), timestamp=4)
+    messages = Watched([summary, old, *history, recent])
+    assert _fresh_usage(messages) == (len(messages) - 1, 55)
+    assert Watched.reads < 10
+    stale = Watched([summary, *history, old])
+    assert _fresh_usage(stale) == (-1, 0)

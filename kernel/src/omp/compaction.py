@@ -107,11 +107,13 @@ class TokenCounter:
 
 def _fresh_usage(messages: list[Any]) -> tuple[int, int]:
     """(index, tokens) of the newest assistant reply whose usage the provider reported
-    and that came after the latest compaction; (-1, 0) when there is none."""
-    compacted_at = 0
-    for message in messages:
-        if isinstance(message, CompactionSummaryMessage):
-            compacted_at = max(compacted_at, message.timestamp)
+    and that came after the latest compaction; (-1, 0) when there is none.
+
+    A compaction's summary is always the first message of the context it rebuilds
+    (``SessionFile.build_context``, ``Compactor``), so only that one is looked at: this
+    runs before every request and must not walk a long conversation."""
+    first = messages[0] if messages else None
+    compacted_at = first.timestamp if isinstance(first, CompactionSummaryMessage) else 0
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if not isinstance(message, AssistantMessage) or message.stop_reason in (
