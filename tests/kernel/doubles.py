@@ -31,18 +31,22 @@ class ListProvider(Provider):
             reply = reply(context)
         if reply.get("delay"):
             await asyncio.sleep(reply["delay"])
-        if reply.get("error"):
-            yield out.error(reply["error"])
-            return
-        if reply.get("text"):
-            yield out.text_start()
-            yield out.text_delta(reply["text"])
-            yield out.text_end()
-        for number, (name, args) in enumerate(reply.get("calls", []), start=1):
-            yield out.toolcall_start(f"call_{len(self.requests)}_{number}", name)
-            yield out.toolcall_delta(json.dumps(args))
-            yield out.toolcall_end()
-        yield out.done()
+        for event in reply_events(out, reply, len(self.requests)):
+            yield event
+
+
+def reply_events(out: AssistantStream, reply: dict[str, Any], request_number: int) -> list[Any]:
+    """The stream events of one reply dict (text, calls, error) after ``out.start()``;
+    tool call ids are ``call_<request number>_<n>``."""
+    if reply.get("error"):
+        return [out.error(reply["error"])]
+    events = []
+    if reply.get("text"):
+        events += [out.text_start(), out.text_delta(reply["text"]), out.text_end()]
+    for number, (name, args) in enumerate(reply.get("calls", []), start=1):
+        events.append(out.toolcall_start(f"call_{request_number}_{number}", name))
+        events += [out.toolcall_delta(json.dumps(args)), out.toolcall_end()]
+    return [*events, out.done()]
 
 
 class Contribute:

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import omp
-from doubles import Contribute
+from doubles import Contribute, reply_events
 from omp.messages import content_text
 from omp.providers import AssistantStream, Model, Provider
 from omp.tools import Tool, ToolResult
@@ -41,18 +41,8 @@ class Worker(Provider):
         else:
             self.requests.append(context)
             reply = self.steps.pop(0) if self.steps else {"text": "done"}
-        if reply.get("error"):
-            yield out.error(reply["error"])
-            return
-        if reply.get("text"):
-            yield out.text_start()
-            yield out.text_delta(reply["text"])
-            yield out.text_end()
-        for number, (name, args) in enumerate(reply.get("calls", []), start=1):
-            yield out.toolcall_start(f"call_{len(self.requests)}_{number}", name)
-            yield out.toolcall_delta(json.dumps(args))
-            yield out.toolcall_end()
-        yield out.done()
+        for event in reply_events(out, reply, len(self.requests)):
+            yield event
 
 
 def _echo_goal(conversation: str) -> dict:
