@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import ssl
 import tempfile
 from pathlib import Path
 
@@ -47,6 +48,24 @@ def proxy(omp_harness, replay_server, monkeypatch):
     )
     monkeypatch.setenv("PROXY_KEY", PROXY_SECRET)
     return replay_server
+
+
+@pytest.fixture
+def verifying_contexts(monkeypatch):
+    """Every verifying TLS context made from now on (each loads the CA bundle, ~20 ms),
+    with the shared one forgotten and no proxy in the environment."""
+    made: list[ssl.SSLContext] = []
+    real = ssl.create_default_context
+
+    def counting(*args, **kwargs):
+        made.append(real(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(ssl, "create_default_context", counting)
+    monkeypatch.setattr("omp.llm.http._TLS", None)
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    return made
 
 
 def pytest_configure(config: pytest.Config) -> None:

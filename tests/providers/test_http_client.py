@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import ssl
 import sys
 
 import httpx
@@ -38,21 +37,6 @@ CLIENTS = {
 def _home(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("OMP_CODING_AGENT_DIR", str(tmp_path / "agent"))
-
-
-@pytest.fixture
-def verifying_contexts(monkeypatch):
-    """Every verifying TLS context made (each loads the CA bundle: ~20 ms)."""
-    made: list[ssl.SSLContext] = []
-    real = ssl.create_default_context
-
-    def counting(*args, **kwargs):
-        made.append(real(*args, **kwargs))
-        return made[-1]
-
-    monkeypatch.setattr(ssl, "create_default_context", counting)
-    monkeypatch.setattr("omp.llm.http._TLS", None, raising=False)
-    return made
 
 
 def provider_for(base_url, tmp_path):

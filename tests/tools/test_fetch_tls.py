@@ -4,30 +4,11 @@ process's one for https:// (each used to cost ~20 ms of CA-bundle loading per ca
 from __future__ import annotations
 
 import asyncio
-import ssl
 from types import SimpleNamespace
 
-import pytest
 from omp.abort import AbortSignal
 from omp.artifacts import ArtifactStore
 from omp_tool_fetch.tool import FetchParams, FetchTool
-
-
-@pytest.fixture
-def verifying_contexts(monkeypatch):
-    made: list[ssl.SSLContext] = []
-    real = ssl.create_default_context
-
-    def counting(*args, **kwargs):
-        made.append(real(*args, **kwargs))
-        return made[-1]
-
-    monkeypatch.setattr(ssl, "create_default_context", counting)
-    monkeypatch.setattr("omp.llm.http._TLS", None)
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.delenv("all_proxy", raising=False)
-    return made
 
 
 def fetch(url, tmp_path):
