@@ -1,0 +1,1 @@
+"""The interactive terminal mode: prompt-toolkit for input, rich for the transcript."""

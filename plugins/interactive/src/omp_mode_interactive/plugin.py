@@ -1,0 +1,1 @@
+"""Hook implementations of the interactive mode (the run mode is registered here)."""

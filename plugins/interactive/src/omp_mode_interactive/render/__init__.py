@@ -1,0 +1,1 @@
+"""Rendering of session events to the terminal: Markdown, thinking, tools, footer."""
