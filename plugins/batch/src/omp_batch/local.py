@@ -1,0 +1,162 @@
+"""The local engine: ``--jobs N`` worker processes on this machine, each running one
+task at a time (forked from the runner, so the kernel and plugins are imported once).
+
+A worker ignores SIGINT (the terminal sends Ctrl+C to the whole process group: the
+runner decides) and cancels its task on SIGTERM, answering with a ``cancelled``
+result. A worker whose runner died (SIGKILL) exits at once rather than linger.
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from typing import Any
+
+from omp_batch.engine import EngineOptions, Interrupted, Report
+from omp_batch.session_run import Job, execute
+
+CANCEL_GRACE_S = 30.0
+
+
+def _watch_parent(parent: int) -> None:
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="omp-batch-parent-watch").start()
+
+
+def _worker(conn: Connection, job: Job, parent: int) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    cancel = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: cancel.set())
+    _watch_parent(parent)
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None or cancel.is_set():
+            return
+        conn.send(execute(task, job, cancel))
+
+
+@dataclass
+class _Worker:
+    process: Any
+    conn: Connection
+    task_id: str | None = None
+
+
+def _synthetic(task_id: str, status: str, error: str) -> dict[str, Any]:
+    return {"id": task_id, "status": status, "answer": None, "turns": 0, "tokens": None,
+            "cost": 0.0, "wall_time": 0.0, "error": error}  # fmt: skip
+
+
+class LocalEngine:
+    name = "local"
+
+    def __init__(self, options: EngineOptions) -> None:
+        self.jobs = max(1, options.jobs or os.cpu_count() or 1)
+
+    def limiter(self, job: Job, limits: dict[str, Any]) -> Any:
+        from omp_batch.ratelimit import FileLimiter
+
+        return FileLimiter(str(Path(job.out) / ".ratelimit"), limits) if limits else None
+
+    def run(self, tasks: list[Any], job: Job, report: Report) -> None:
+        for module in ("omp.bootstrap", "omp.modes", "omp.runtime"):
+            importlib.import_module(module)  # once here, inherited by every fork
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        context = multiprocessing.get_context(method)
+        queue = deque(tasks)
+        workers: list[_Worker] = []
+
+        def spawn() -> _Worker:
+            mine, theirs = context.Pipe()
+            process = context.Process(
+                target=_worker, args=(theirs, job, os.getpid()), daemon=True, name="omp-batch"
+            )
+            process.start()
+            theirs.close()
+            worker = _Worker(process, mine)
+            workers.append(worker)
+            return worker
+
+        idle = [spawn() for _ in range(min(self.jobs, len(tasks)))]
+        busy: dict[Connection, _Worker] = {}
+        try:
+            while queue or busy:
+                while idle and queue:
+                    worker, task = idle.pop(), queue.popleft()
+                    worker.task_id = task.id
+                    worker.conn.send(task.to_dict())
+                    busy[worker.conn] = worker
+                    report("started", task.id)
+                for conn in wait(list(busy), timeout=1.0):
+                    worker = busy.pop(conn)  # type: ignore[index]
+                    report("finished", self._receive(worker))
+                    if worker.process.is_alive():
+                        idle.append(worker)
+                    elif queue:
+                        idle.append(spawn())
+        except KeyboardInterrupt:
+            queue.clear()
+            self._cancel(busy, report)
+            raise Interrupted() from None
+        finally:
+            self._stop(workers)
+
+    def _receive(self, worker: _Worker) -> dict[str, Any]:
+        task_id = str(worker.task_id)
+        try:
+            return worker.conn.recv()
+        except (EOFError, OSError):
+            worker.process.join(1.0)
+            code = worker.process.exitcode
+            how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+            return _synthetic(task_id, "failed", f"its worker process died ({how})")
+
+    def _cancel(self, busy: dict[Connection, _Worker], report: Report) -> None:
+        """SIGTERM each running task's worker and wait for its cancelled result; a
+        second Ctrl+C (or the grace period) kills them."""
+        for worker in busy.values():
+            if worker.process.pid is not None:
+                os.kill(worker.process.pid, signal.SIGTERM)
+        deadline = time.monotonic() + CANCEL_GRACE_S
+        try:
+            while busy and time.monotonic() < deadline:
+                for conn in wait(list(busy), timeout=0.5):
+                    worker = busy.pop(conn)  # type: ignore[index]
+                    result = self._receive(worker)
+                    if result["status"] == "failed" and "died" in str(result["error"]):
+                        result = _synthetic(str(worker.task_id), "cancelled", "cancelled")
+                    report("finished", result)
+        except KeyboardInterrupt:
+            pass
+        for worker in busy.values():
+            worker.process.kill()
+            report("finished", _synthetic(str(worker.task_id), "cancelled", "cancelled (killed)"))
+        busy.clear()
+
+    def _stop(self, workers: list[_Worker]) -> None:
+        for worker in workers:
+            try:
+                worker.conn.send(None)
+            except (OSError, ValueError):
+                pass
+        for worker in workers:
+            worker.process.join(2.0)
+            if worker.process.is_alive():
+                worker.process.kill()
+                worker.process.join(1.0)
+            worker.conn.close()

@@ -1,0 +1,19 @@
+"""Entry module: only the hook, cheap to import (``omp --help`` loads it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import omp
+from omp.contrib import Subcommand
+
+
+def _run(args: list[str], runtime: Any) -> int:
+    from omp_batch.command import run
+
+    return run(args, runtime)
+
+
+@omp.hookimpl
+def omp_register_subcommands(api: Any) -> list[Subcommand]:
+    return [Subcommand("batch", "run many tasks (a JSONL file) as independent sessions", _run)]

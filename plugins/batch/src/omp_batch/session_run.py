@@ -1,0 +1,249 @@
+"""One task, run where an engine put it (a worker process, a Ray worker): a fresh
+runtime and session built as the CLI builds them (the same plugins and hooks), its
+session file under DIR/<id>/, its budget watched, and one result dict at the end."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omp.errors import OmpError
+
+from omp_batch.tasks import Task
+
+
+@dataclass
+class Job:
+    """What every task of one batch shares; picklable (it travels to workers)."""
+
+    out: str
+    flags: dict[str, Any] = field(default_factory=dict)
+    trust: bool = False
+    keep_worktrees: bool = False
+    limiter: Any = None
+    cwd: str = "."
+
+
+class Cancelled(Exception):
+    pass
+
+
+class _Watch:
+    """Counts turns, tokens and dollars as events arrive; ends the run when a budget
+    is spent, when the time is up, or when the task is cancelled."""
+
+    def __init__(self, session: Any, task: Task) -> None:
+        self.session = session
+        self.budget = task.budget
+        self.turns = 0
+        self.status: str | None = None
+        self.reason: str | None = None
+
+    def __call__(self, event: Any) -> None:
+        if event.type == "turn_end":
+            self.turns += 1
+            if self.budget.turns and self.turns >= self.budget.turns:
+                self._check_more_turns(event)
+        elif event.type == "message_end" and getattr(event.message, "role", "") == "assistant":
+            totals = self.session.usage_totals()
+            tokens = totals["input"] + totals["output"] + totals["cache_read"]
+            tokens += totals["cache_write"]
+            if self.budget.tokens and tokens > self.budget.tokens:
+                self.stop("budget_exceeded", f"token budget of {self.budget.tokens} spent")
+            elif self.budget.cost and totals["cost"] > self.budget.cost:
+                self.stop("budget_exceeded", f"cost budget of ${self.budget.cost:g} spent")
+
+    def _check_more_turns(self, event: Any) -> None:
+        if getattr(event.message, "stop_reason", "") == "toolUse":
+            self.stop("budget_exceeded", f"turn budget of {self.budget.turns} spent")
+
+    def stop(self, status: str, reason: str) -> None:
+        if self.status is None:
+            self.status, self.reason = status, reason
+            self.session.abort(reason)
+
+
+def execute(task_data: dict[str, Any], job: Job, cancel: Any = None) -> dict[str, Any]:
+    """Run one task to its result dict; never raises for the task's own failures.
+    ``cancel``: a ``threading.Event``-like flag polled while the task runs."""
+    return asyncio.run(run_task(Task.from_dict(task_data), job, cancel))
+
+
+async def run_task(task: Task, job: Job, cancel: Any = None) -> dict[str, Any]:
+    started = time.time()
+    clock = time.perf_counter()
+    folder = Path(job.out) / task.id
+    if folder.exists():
+        shutil.rmtree(folder, ignore_errors=True)  # an earlier attempt's leftovers
+    folder.mkdir(parents=True, exist_ok=True)
+    result: dict[str, Any] = {
+        "id": task.id,
+        "status": "failed",
+        "answer": None,
+        "turns": 0,
+        "tokens": None,
+        "cost": 0.0,
+        "wall_time": 0.0,
+        "error": None,
+        "session": str(folder / "session.jsonl"),
+        "started": started,
+    }
+    worktree = None
+    try:
+        if task.repo:
+            from omp_batch import worktree as wt
+
+            worktree = await asyncio.to_thread(wt.create, task.repo, task.ref, folder / "worktree")
+            result["worktree"] = str(worktree)
+        cwd = worktree or Path(task.cwd or job.cwd)
+        await _session(task, job, cwd, folder, result, cancel)
+    except Cancelled:
+        result.update(status="cancelled", error="cancelled before it finished")
+    except OmpError as exc:
+        result.update(status="failed", error=str(exc))
+    except Exception as exc:
+        text = " ".join(str(exc).split())
+        result.update(status="failed", error=f"internal error: {type(exc).__name__}: {text}")
+    finally:
+        if worktree is not None:
+            await asyncio.to_thread(_finish_worktree, task, job, worktree, result)
+    result["wall_time"] = round(time.perf_counter() - clock, 4)
+    return result
+
+
+def _finish_worktree(task: Task, job: Job, worktree: Path, result: dict[str, Any]) -> None:
+    from omp_batch import worktree as wt
+
+    try:
+        result["diff"] = wt.diff(worktree)
+    except OmpError as exc:
+        result["diff"] = None
+        result["error"] = result["error"] or f"could not take the diff: {exc}"
+    if not job.keep_worktrees:
+        wt.remove(str(task.repo), worktree)
+        result.pop("worktree", None)
+
+
+def _env(task: Task, job: Job) -> dict[str, str]:
+    """The task's settings ride on OMP_SETTINGS, merged over any the runner had; the
+    rate limiter's wait must not count against the hook timeout."""
+    from omp.settings import deep_merge
+
+    env = dict(os.environ)
+    base: dict[str, Any] = {}
+    if env.get("OMP_SETTINGS"):
+        try:
+            base = json.loads(env["OMP_SETTINGS"])
+        except ValueError:
+            base = {}
+    overlay = dict(task.settings)
+    if job.limiter is not None:
+        overlay = deep_merge({"hookTimeouts": {"before_provider_request": 0}}, overlay)
+    if overlay:
+        env["OMP_SETTINGS"] = json.dumps(deep_merge(base, overlay))
+    return env
+
+
+def _flags(runtime: Any, task: Task, job: Job) -> dict[str, Any]:
+    declared = {f.name: f for f in runtime.contributions.of("flags")}
+    values = {name: flag.default for name, flag in declared.items()}
+    for name, value in {**job.flags, **task.flags}.items():
+        if name not in declared:
+            known = ", ".join(sorted(declared)) or "none"
+            raise OmpError(f"unknown flag {name!r} (plugin flags: {known})")
+        values[name] = value
+    return values
+
+
+async def _session(
+    task: Task, job: Job, cwd: Path, folder: Path, result: dict[str, Any], cancel: Any
+) -> None:
+    from omp.bootstrap import RUNTIME_KINDS, SessionOptions, load_runtime, open_session
+    from omp.modes import run_prompts
+
+    from omp_batch.ratelimit import RateLimitPlugin
+
+    if not cwd.is_dir():
+        raise OmpError(f"cwd {cwd} is not a directory")
+    runtime = load_runtime(
+        cwd=cwd,
+        extension_paths=[Path(p) for p in task.plugins],
+        extra_plugins=[RateLimitPlugin(job.limiter)] if job.limiter is not None else None,
+        kinds=RUNTIME_KINDS,
+        env=_env(task, job),
+        trust=job.trust,
+    )
+    options = SessionOptions(
+        model=task.model,
+        thinking=task.thinking,
+        tools=task.tools,
+        session_path=str(folder / "session.jsonl"),
+        flags=_flags(runtime, task, job),
+        mode_name="batch",
+    )
+    session = open_session(runtime, options)
+    watch = _Watch(session, task)
+    session.subscribe(watch)
+    session.subscribe(_EventLog(folder / "log.txt"))
+    loop = asyncio.get_running_loop()
+    timer = None
+    if task.budget.time:
+        seconds = task.budget.time
+        timer = loop.call_later(
+            seconds, lambda: watch.stop("timed_out", f"time budget of {seconds:g} s spent")
+        )
+    poller = asyncio.ensure_future(_poll_cancel(cancel, watch)) if cancel is not None else None
+    try:
+        final = await run_prompts(session, task.prompts)
+    finally:
+        if timer is not None:
+            timer.cancel()
+        if poller is not None:
+            poller.cancel()
+        await session.shutdown()
+    totals = session.usage_totals()
+    result["turns"] = watch.turns
+    result["tokens"] = {k: totals[k] for k in ("input", "output", "cache_read", "cache_write")}
+    result["tokens"]["total"] = sum(result["tokens"].values())
+    result["cost"] = round(totals["cost"], 6)
+    result["answer"] = final.text if final is not None else ""
+    if watch.status is not None:
+        result.update(status=watch.status, error=watch.reason)
+    elif session.abort_message:
+        result.update(status="failed", error=session.abort_message)
+    elif final is not None and final.stop_reason in ("error", "aborted"):
+        result.update(status="failed", error=final.error_message or final.stop_reason)
+    else:
+        result["status"] = "done"
+
+
+async def _poll_cancel(cancel: Any, watch: _Watch) -> None:
+    while not cancel.is_set():
+        await asyncio.sleep(0.05)
+    watch.stop("cancelled", "cancelled before it finished")
+
+
+class _EventLog:
+    """DIR/<id>/log.txt: what print mode would have said on stderr (notices, plugin
+    errors, retries), so a failed task can be understood afterwards."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def __call__(self, event: Any) -> None:
+        if event.type == "notice":
+            line = f"{event.level}: {event.message}"
+        elif event.type == "extension_error":
+            line = f"plugin {event.extension_path} failed in {event.event}: {event.error}"
+        elif event.type == "auto_retry_start":
+            line = f"retrying in {event.delay_ms} ms: {event.error_message}"
+        else:
+            return
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")

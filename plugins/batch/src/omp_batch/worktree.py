@@ -1,0 +1,82 @@
+"""A task's fresh git worktree (``repo`` + ``ref``) and the diff it leaves behind."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from omp.errors import OmpError
+
+GIT_TIMEOUT_S = 300
+
+
+def _git(*args: str, cwd: Path | None = None) -> str:
+    try:
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT_S,
+            stdin=subprocess.DEVNULL,
+        )
+    except FileNotFoundError:
+        raise OmpError("git is not installed (the task names a repo)") from None
+    except subprocess.TimeoutExpired:
+        raise OmpError(f"git {args[0]} took longer than {GIT_TIMEOUT_S} s") from None
+    if proc.returncode != 0:
+        reason = (proc.stderr.strip().splitlines() or ["failed"])[-1]
+        raise OmpError(f"git {args[0]}: {reason}")
+    return proc.stdout
+
+
+def create(repo: str, ref: str, target: Path) -> Path:
+    """Check ``ref`` of ``repo`` out into ``target``: a detached worktree of a local
+    repository, or a clone of a remote one. OmpError when the ref does not exist."""
+    if target.exists():
+        remove(repo, target)
+    if "://" in repo or repo.startswith("git@"):
+        _git("clone", "--quiet", "--no-checkout", repo, str(target))
+        _checkout(target, ref, repo)
+        return target
+    if not Path(repo).is_dir():
+        raise OmpError(f"repo {repo} is not a directory")
+    _git("rev-parse", "--git-dir", cwd=Path(repo))
+    commit = _commit(Path(repo), ref, repo)
+    _git("worktree", "add", "--detach", "--quiet", str(target), commit, cwd=Path(repo))
+    return target
+
+
+def _commit(repo: Path, ref: str, name: str) -> str:
+    try:
+        return _git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", cwd=repo).strip()
+    except OmpError:
+        raise OmpError(f"ref {ref!r} does not exist in {name}") from None
+
+
+def _checkout(target: Path, ref: str, name: str) -> None:
+    commit = _commit(target, ref, name)
+    _git("checkout", "--quiet", "--detach", commit, cwd=target)
+
+
+def diff(worktree: Path) -> str:
+    """Everything the task changed against the checked-out commit, new files
+    included (marked intent-to-add first, so they show as additions)."""
+    _git("add", "--all", "--intent-to-add", cwd=worktree)
+    return _git("diff", "--binary", "HEAD", cwd=worktree)
+
+
+def remove(repo: str, worktree: Path) -> None:
+    """Remove the worktree (and what git recorded of it); never fails the task."""
+    if Path(repo).is_dir():
+        try:
+            _git("worktree", "remove", "--force", str(worktree), cwd=Path(repo))
+        except OmpError:
+            pass
+    shutil.rmtree(worktree, ignore_errors=True)
+    if Path(repo).is_dir():
+        try:
+            _git("worktree", "prune", cwd=Path(repo))
+        except OmpError:
+            pass

@@ -1,0 +1,67 @@
+"""Fixtures of the batch tests: a private home and agent directory, scripts for the
+scripted provider, and a runner of ``omp batch`` in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SCRUBBED = ("OMP_MODEL", "OMP_SCRIPT", "OMP_SETTINGS", "OMP_DISABLED_PLUGINS", "OMP_TRACE_PLUGINS")
+
+
+class Batch:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.work = root / "work"
+        self.work.mkdir()
+        (self.work / "a.txt").write_text("hello\n")
+        self.env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
+        self.env.update(
+            HOME=str(root / "home"),
+            OMP_CODING_AGENT_DIR=str(root / "agent"),
+            OLLAMA_HOST="127.0.0.1:9",
+        )
+        for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"):
+            self.env.pop(name, None)
+        self._scripts = 0
+
+    def script(self, *steps: dict[str, Any]) -> str:
+        self._scripts += 1
+        path = self.root / f"script-{self._scripts}.jsonl"
+        path.write_text("".join(json.dumps(s) + "\n" for s in steps))
+        return str(path)
+
+    def tasks(self, tasks: list[dict[str, Any]], name: str = "tasks.jsonl") -> Path:
+        path = self.root / name
+        path.write_text("".join(json.dumps(t) + "\n" for t in tasks))
+        return path
+
+    def command(self, *args: str) -> list[str]:
+        omp = Path(sys.executable).with_name("omp")
+        return [str(omp), "batch", *args]
+
+    def run(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            self.command(*args),
+            cwd=self.root,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+
+    def results(self, out: str = "out") -> list[dict[str, Any]]:
+        path = self.root / out / "results.jsonl"
+        return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.fixture
+def batch(tmp_path: Path) -> Batch:
+    return Batch(tmp_path)

@@ -1,0 +1,143 @@
+"""`omp batch` on the local engine: statuses, results.jsonl, resumption, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+READ = {"tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}}]}
+
+
+def _thirty(batch):
+    ok = batch.script(READ, {"text": "finished"})
+    failing = batch.script({"error": "provider exploded"})
+    slow = batch.script({"delay": 30, "text": "too late"})
+    endless = batch.script({**READ, "repeat": True})
+    tasks = [{"id": f"ok-{n}", "prompt": f"task {n}", "cwd": "work", "flags": {"script": ok}}
+             for n in range(25)]  # fmt: skip
+    tasks += [{"id": f"bad-{n}", "prompt": "x", "cwd": "work", "flags": {"script": failing}}
+              for n in range(3)]  # fmt: skip
+    tasks.append({"id": "slow", "prompt": "x", "cwd": "work", "flags": {"script": slow},
+                  "budget": {"time": 1}})  # fmt: skip
+    tasks.append({"id": "spender", "prompt": "x", "cwd": "work", "flags": {"script": endless},
+                  "budget": {"turns": 3}})  # fmt: skip
+    return batch.tasks(tasks)
+
+
+def test_thirty_scripted_tasks_each_get_one_result_line_with_their_status(batch):
+    tasks = _thirty(batch)
+    proc = batch.run(str(tasks), "--out", "out", "--jobs", "2")
+    assert proc.returncode == 1, proc.stderr  # not every task is done
+    assert "Traceback" not in proc.stderr
+    results = {r["id"]: r for r in batch.results()}
+    assert len(results) == 30 and len(batch.results()) == 30
+    for n in range(25):
+        done = results[f"ok-{n}"]
+        assert done["status"] == "done" and done["answer"] == "finished", done
+        assert done["turns"] == 2 and done["tokens"]["total"] > 0 and done["error"] is None
+        session = [json.loads(line) for line in open(done["session"])]
+        assert session[0]["type"] == "session" and done["session"].endswith(f"ok-{n}/session.jsonl")
+    for n in range(3):
+        assert results[f"bad-{n}"]["status"] == "failed"
+        assert "provider exploded" in results[f"bad-{n}"]["error"]
+    assert results["slow"]["status"] == "timed_out"
+    assert 1 <= results["slow"]["wall_time"] < 10
+    assert results["spender"]["status"] == "budget_exceeded"
+    assert results["spender"]["turns"] == 3
+    assert "25 done" in proc.stderr.splitlines()[-1]
+
+    again = batch.run(str(tasks), "--out", "out", "--json")
+    events = [json.loads(line) for line in again.stdout.splitlines()]
+    assert events[0] == {"event": "start", "total": 30, "skipped": 30}
+    assert len(batch.results()) == 30  # nothing was run twice
+
+    retried = batch.run(str(tasks), "--out", "out", "--retry-failed", "--json")
+    events = [json.loads(line) for line in retried.stdout.splitlines()]
+    finished = [e["result"]["id"] for e in events if e["event"] == "finished"]
+    assert sorted(finished) == sorted(["bad-0", "bad-1", "bad-2", "slow", "spender"])
+
+
+def test_a_sigkilled_runner_loses_no_finished_result_and_a_rerun_finishes_the_rest(batch):
+    script = batch.script({"delay": 0.3, "text": "ok"})
+    tasks = batch.tasks(
+        [{"id": f"t{n}", "prompt": "x", "cwd": "work", "flags": {"script": script}}
+         for n in range(12)]  # fmt: skip
+    )
+    runner = subprocess.Popen(
+        batch.command(str(tasks), "--out", "out", "--jobs", "2"),
+        cwd=batch.root,
+        env=batch.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    results = batch.root / "out" / "results.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if results.exists() and len(results.read_bytes().splitlines()) >= 3:
+            break
+        time.sleep(0.05)
+    os.kill(runner.pid, signal.SIGKILL)
+    runner.wait()
+    before = batch.results()
+    assert 3 <= len(before) < 12
+    assert all(r["status"] == "done" for r in before)
+    assert results.read_bytes().endswith(b"\n")
+
+    proc = batch.run(str(tasks), "--out", "out")
+    assert proc.returncode == 0, proc.stderr
+    after = batch.results()
+    assert sorted(r["id"] for r in after) == sorted(f"t{n}" for n in range(12))
+    assert after[: len(before)] == before
+
+
+def test_ctrl_c_cancels_running_tasks_and_says_what_is_left(batch):
+    script = batch.script({"delay": 20, "text": "never"})
+    tasks = batch.tasks(
+        [{"id": f"t{n}", "prompt": "x", "cwd": "work", "flags": {"script": script}}
+         for n in range(5)]  # fmt: skip
+    )
+    runner = subprocess.Popen(
+        batch.command(str(tasks), "--out", "out", "--jobs", "2"),
+        cwd=batch.root,
+        env=batch.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    session = batch.root / "out" / "t1" / "session.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not session.exists():
+        time.sleep(0.05)
+    time.sleep(0.3)
+    os.killpg(runner.pid, signal.SIGINT)  # as a terminal's Ctrl+C: the whole group
+    _, stderr = runner.communicate(timeout=30)
+    assert runner.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    results = batch.results()
+    assert sorted(r["id"] for r in results) == ["t0", "t1"]
+    assert {r["status"] for r in results} == {"cancelled"}
+    assert "interrupted: 0 finished, 2 cancelled, 5 left" in stderr
+
+
+def test_bad_input_is_one_line_and_a_nonzero_exit(batch):
+    cases = {
+        "missing.jsonl": "tasks file not found",
+        batch.tasks([{"prompt": "x"}], "noid.jsonl"): "missing 'id'",
+        batch.tasks([{"id": "a"}], "noprompt.jsonl"): "missing 'prompt'",
+        batch.tasks([{"id": "a", "prompt": "x"}, {"id": "a", "prompt": "y"}], "dup.jsonl"): (
+            "duplicate id 'a' (first on line 1)"
+        ),
+    }
+    (batch.root / "broken.jsonl").write_text('{"id": "a", "prompt": \n')
+    cases["broken.jsonl"] = "broken.jsonl:1: not JSON"
+    for tasks, message in cases.items():
+        proc = batch.run(str(tasks), "--out", "out")
+        lines = proc.stderr.splitlines()
+        assert proc.returncode == 2, (tasks, proc.stderr)
+        assert len(lines) == 1 and message in lines[0], (tasks, proc.stderr)
+    proc = batch.run("tasks.jsonl")
+    assert proc.returncode == 2 and "--out DIR is required" in proc.stderr

@@ -1,0 +1,59 @@
+"""Tasks on a git repository each get a fresh worktree of their ref; the result carries
+the diff; a ref that does not exist fails that task alone."""
+
+from __future__ import annotations
+
+import subprocess
+
+
+def _git(repo, *args):
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+def _repo(batch):
+    repo = batch.root / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "shared.txt").write_text("v1\n")
+    for key, value in (("user.email", "t@example.com"), ("user.name", "t")):
+        _git(repo, "config", key, value)
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "one")
+    _git(repo, "tag", "v1")
+    (repo / "shared.txt").write_text("v2\n")
+    _git(repo, "commit", "-q", "-am", "two")
+    return repo
+
+
+def _writer(batch, name):
+    call = {"name": "write", "arguments": {"path": "shared.txt", "content": f"{name}\n"}}
+    new = {"name": "write", "arguments": {"path": f"{name}.txt", "content": "new\n"}}
+    return batch.script({"tool_calls": [call, new]}, {"text": f"{name} wrote"})
+
+
+def test_worktrees_are_isolated_and_a_missing_ref_fails_alone(batch):
+    repo = _repo(batch)
+    yolo = {"tools": {"approvalMode": "yolo"}}
+    tasks = batch.tasks(
+        [
+            {"id": "a", "prompt": "x", "repo": "repo", "ref": "v1", "settings": yolo,
+             "flags": {"script": _writer(batch, "a")}},
+            {"id": "b", "prompt": "x", "repo": "repo", "settings": yolo,
+             "flags": {"script": _writer(batch, "b")}},
+            {"id": "c", "prompt": "x", "repo": "repo", "ref": "no-such-branch",
+             "flags": {"script": _writer(batch, "c")}},
+        ]  # fmt: skip
+    )
+    proc = batch.run(str(tasks), "--out", "out", "--jobs", "2")
+    assert proc.returncode == 1, proc.stderr
+    results = {r["id"]: r for r in batch.results()}
+    assert results["a"]["status"] == "done" and results["b"]["status"] == "done", results
+    assert "-v1\n+a\n" in results["a"]["diff"] and "+++ b/a.txt" in results["a"]["diff"]
+    assert "-v2\n+b\n" in results["b"]["diff"] and "b.txt" in results["b"]["diff"]
+    assert "a.txt" not in results["b"]["diff"]
+    assert results["c"]["status"] == "failed"
+    assert "ref 'no-such-branch' does not exist" in results["c"]["error"]
+    assert (repo / "shared.txt").read_text() == "v2\n"  # the repository itself untouched
+    assert not (repo / "a.txt").exists()
+    listed = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True)
+    assert len(listed.stdout.splitlines()) == 1  # every worktree removed after its diff
