@@ -20,8 +20,11 @@ class AbortSignal:
         self._listeners: list[Callable[[], None]] = []
         self._waiters: list[asyncio.Future[None]] = []
         self.reason: str | None = None
+        self._parent = parent
+        self._follow: Callable[[], None] | None = None
         if parent is not None:
-            parent.add_listener(lambda: self.abort(parent.reason))
+            self._follow = lambda: self.abort(parent.reason)
+            parent.add_listener(self._follow)
 
     @property
     def aborted(self) -> bool:
@@ -47,6 +50,13 @@ class AbortSignal:
     def remove_listener(self, listener: Callable[[], None]) -> None:
         if listener in self._listeners:
             self._listeners.remove(listener)
+
+    def detach(self) -> None:
+        """Stop following the parent: a finished child's listener would otherwise stay
+        on a long-lived parent (one per turn on the run's signal)."""
+        if self._parent is not None and self._follow is not None:
+            self._parent.remove_listener(self._follow)
+            self._follow = None
 
     async def wait(self) -> None:
         if self.aborted:

@@ -108,6 +108,7 @@ class Agent:
         self._background: set[asyncio.Future[None]] = set()
         self.before_stop: Callable[[int], Awaitable[list[Any]]] | None = None
         self.provider_hooks: Callable[[Model], dict[str, Any]] | None = None
+        self._to_llm = IncrementalConversion()
         self.approve: Callable[[ToolCall, Any, Any], Awaitable[str | None]] | None = None
         self.fallback: Callable[[AssistantMessage], Awaitable[bool]] | None = None
         self.before_request: Callable[[], Awaitable[None]] | None = None
@@ -248,7 +249,7 @@ class Agent:
         outcome = await self._call_hook("omp_context", ContextEvent(messages=list(self.messages)))
         context = LlmContext(
             system_prompt=self.system_prompt,
-            messages=convert_to_llm(outcome.event.messages),
+            messages=self._to_llm(outcome.event.messages),
             tools=[tool.spec() for tool in self.tools.active()],
         )
         if model is None:
@@ -335,8 +336,11 @@ class Agent:
             if immediate and self.steering and not interrupt.aborted:
                 interrupt.abort("steering")
 
-        for batch in self._batches(calls):
-            await asyncio.gather(*(run_one(call) for call in batch))
+        try:
+            for batch in self._batches(calls):
+                await asyncio.gather(*(run_one(call) for call in batch))
+        finally:
+            interrupt.detach()
         ordered = [results[call.id] for call in calls]
         for message in ordered:
             await self.add_message(message)
@@ -510,6 +514,37 @@ def _partial_payload(partial: Any) -> Any:
 def _preview(message: Any) -> str:
     content = getattr(message, "content", "")
     return content_text(content) if isinstance(content, str | list) else str(content)
+
+
+class IncrementalConversion:
+    """``convert_to_llm`` for a conversation that grows between requests: what the
+    previous request's messages became is kept, and only messages after the longest
+    unchanged prefix are converted (compared by identity, then equality, as the wire
+    caches compare them), so a request at turn 1,000 converts two messages, not 2,000."""
+
+    def __init__(self) -> None:
+        self._seen: list[Any] = []
+        self._out: list[Any] = []
+        self._ends: list[int] = []
+        """len(_out) after each of _seen: a message may become none or one."""
+
+    def __call__(self, messages: list[Any]) -> list[Any]:
+        seen = self._seen
+        keep = len(seen)
+        if not (len(messages) >= keep and messages[:keep] == seen):
+            keep = 0
+            for before, now in zip(seen, messages, strict=False):
+                if before is not now and before != now:
+                    break
+                keep += 1
+            del seen[keep:], self._ends[keep:]
+            del self._out[self._ends[-1] if keep else 0 :]
+        out, ends = self._out, self._ends
+        for message in messages[keep:]:
+            out += convert_to_llm([message])
+            seen.append(message)
+            ends.append(len(out))
+        return out.copy()
 
 
 async def _race(work: Awaitable[None], signal: AbortSignal) -> str | None:
