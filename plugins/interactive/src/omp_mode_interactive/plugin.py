@@ -1,1 +1,46 @@
-"""Hook implementations of the interactive mode (the run mode is registered here)."""
+"""Hook implementations of the interactive mode: the run mode, its flag, and the
+session-switch notice that makes the terminal show the new session's history."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import omp
+from omp.contrib import Flag, RunMode
+
+
+@omp.hookimpl
+def omp_register_modes(api):
+    return [
+        RunMode(
+            "interactive",
+            "The terminal UI: an editor, the streamed transcript, dialogs and a footer",
+            run=_run,
+            has_ui=True,
+            make_ui=_make_ui,
+        )
+    ]
+
+
+@omp.hookimpl
+def omp_register_flags(api):
+    return [Flag("hide-thinking", "Interactive mode: start with thinking blocks hidden (Ctrl+T)")]
+
+
+@omp.hookimpl
+def omp_session_switch(event, ctx):
+    switched = getattr(ctx.ui, "session_switched", None)
+    if switched is not None:
+        switched(event.reason)
+
+
+def _make_ui(session: Any) -> Any:
+    from omp_mode_interactive.terminal_ui import TerminalUI
+
+    return TerminalUI()
+
+
+async def _run(session: Any, request: Any) -> int:
+    from omp_mode_interactive.mode import run_interactive
+
+    return await run_interactive(session, request)

@@ -1,0 +1,232 @@
+"""The mode's own slash commands. Commands that plugins own (/tree /branch /fork /name
+/export from the sessions plugin, /compact from the kernel, every plugin command) run
+through the session; the mode adds pickers where they are called without arguments."""
+
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import subprocess
+import sys
+from typing import Any
+
+from omp.api import THINKING_LEVELS
+
+from omp_mode_interactive.keys import HOTKEYS
+
+MODE_COMMANDS = {
+    "help": "list commands and keys",
+    "model": "pick the model (/model NAME sets it)",
+    "thinking": "pick the thinking level (/thinking LEVEL sets it)",
+    "new": "start a new session",
+    "resume": "pick a session of this directory to continue (/resume ID)",
+    "session": "this session: file, id, message counts, tokens and cost",
+    "hotkeys": "list the keyboard shortcuts",
+    "reload": "restart with plugins and settings read again, in this session",
+    "copy": "copy the last answer to the clipboard",
+    "quit": "exit omp",
+    "exit": "exit omp",
+}
+PICKERS = {"resume"}
+
+
+class ModeCommands:
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.session = app.session
+
+    def handles(self, text: str) -> bool:
+        if not text.startswith("/"):
+            return False
+        name, _, args = text[1:].partition(" ")
+        if name in PICKERS and args.strip() and name in self.session.commands:
+            return False
+        return name in MODE_COMMANDS
+
+    def all_commands(self) -> list[tuple[str, str]]:
+        """(name, description) of every slash command, the mode's and the plugins'."""
+        found = dict(MODE_COMMANDS)
+        for name, command in self.session.commands.items():
+            found.setdefault(name, command.description)
+        return sorted(found.items())
+
+    async def run(self, text: str) -> None:
+        name, _, args = text[1:].partition(" ")
+        await getattr(self, f"_{name}")(args.strip())
+
+    # -- the commands --------------------------------------------------------------
+
+    async def _help(self, args: str) -> None:
+        plugin = {n: c for n, c in self.session.commands.items() if n not in MODE_COMMANDS}
+        lines = ["commands:"]
+        lines += [f"  /{name:<12} {text}" for name, text in MODE_COMMANDS.items() if name != "exit"]
+        if plugin:
+            lines.append("plugin commands:")
+            for name, command in sorted(plugin.items()):
+                hint = f" {command.argument_hint}" if command.argument_hint else ""
+                lines.append(f"  /{name + hint:<12} {command.description}")
+        lines.append("!cmd runs a shell command (its output goes to the model); !!cmd keeps it out")
+        lines.append("@path attaches a file; /hotkeys lists the keys")
+        self.app.notify("\n".join(lines))
+
+    async def _hotkeys(self, args: str) -> None:
+        lines = [f"  {keys:<20} {what}" for keys, what in HOTKEYS]
+        lines += [f"  {s.key:<20} {s.description}" for s in self.app.shortcuts]
+        self.app.notify("keys:\n" + "\n".join(lines))
+
+    async def _model(self, args: str) -> None:
+        if not args:
+            choices = [
+                {"label": key, "description": text} for key, text in self.app.model_choices()
+            ]
+            args = await self.app.dialogs.select("Model", choices) or ""
+            if not args:
+                return
+        if self.session.set_model(args, source="set"):
+            self.app.notify(f"model: {self.session.agent.model.key}")
+        else:
+            self.app.notify(f"cannot use model {args!r} (`omp models` lists them)", "error")
+
+    async def _thinking(self, args: str) -> None:
+        if not args:
+            current = self.session.agent.thinking_level
+            ordered = [current, *(lvl for lvl in THINKING_LEVELS if lvl != current)]
+            args = await self.app.dialogs.select("Thinking level", ordered) or ""
+            if not args:
+                return
+        if args not in THINKING_LEVELS:
+            self.app.notify(
+                f"unknown thinking level {args!r}; use one of {', '.join(THINKING_LEVELS)}",
+                "error",
+            )
+            return
+        self.session.set_thinking_level(args)
+        self.app.notify(f"thinking: {args}")
+
+    async def _new(self, args: str) -> None:
+        result = await self.session.new_session()
+        if not result.get("cancelled"):
+            self.app.notify("new session")
+
+    async def _resume(self, args: str) -> None:
+        from omp.session_listing import list_sessions
+        from omp.session_store import sessions_dir
+
+        directory = sessions_dir(
+            self.session.api.agent_dir, self.session.cwd, self.session.settings.get("sessionDir")
+        )
+        current = self.session.session_file.path
+        infos = [i for i in list_sessions(directory) if current is None or i.path != current]
+        if not infos:
+            self.app.notify(f"no other saved sessions for {self.session.cwd}")
+            return
+        options = [
+            {
+                "label": f"{info.id[:8]}  {info.title[:60]}",
+                "description": f"{info.modified:%Y-%m-%d %H:%M} · {info.message_count} messages",
+            }
+            for info in infos[:200]
+        ]
+        chosen = await self.app.dialogs.select("Resume a session", options)
+        if not chosen:
+            return
+        info = infos[[o["label"] for o in options].index(chosen)]
+        if "resume" in self.session.commands:
+            await self.session.prompt(f"/resume {info.id}")
+        else:
+            await self.session.switch_session(str(info.path))
+
+    async def _session(self, args: str) -> None:
+        session = self.session
+        roles: dict[str, int] = {}
+        for message in session.agent.messages:
+            roles[message.role] = roles.get(message.role, 0) + 1
+        totals = session.usage_totals()
+        view = session.session_view
+        lines = [
+            f"file: {session.session_file.path or '(in memory)'}",
+            f"id: {session.session_file.session_id}",
+        ]
+        if view.name:
+            lines.append(f"name: {view.name}")
+        lines.append(
+            "messages: "
+            + (", ".join(f"{count} {role}" for role, count in sorted(roles.items())) or "none")
+        )
+        lines.append(
+            f"tokens: {totals['input']} in, {totals['output']} out, "
+            f"{totals['cache_read']} cache read, {totals['cache_write']} cache write"
+        )
+        cost = f"${totals['cost']:.4f}"
+        if totals["unpriced"]:
+            cost += f" (+{totals['unpriced']} unpriced responses)"
+        lines.append(f"cost: {cost}")
+        model = session.agent.model
+        lines.append(f"model: {model.key if model else 'none'} ({session.agent.thinking_level})")
+        self.app.notify("\n".join(lines))
+
+    async def _copy(self, args: str) -> None:
+        last = next(
+            (m for m in reversed(self.session.agent.messages) if m.role == "assistant" and m.text),
+            None,
+        )
+        if last is None:
+            self.app.notify("nothing to copy yet", "warning")
+            return
+        how = copy_to_clipboard(last.text, self.app.write_raw)
+        self.app.notify(f"copied the last answer ({len(last.text)} characters, {how})")
+
+    async def _reload(self, args: str) -> None:
+        path = self.session.session_file.path
+        if path is None:
+            self.app.notify("/reload needs a saved session (this one is in memory)", "error")
+            return
+        self.app.reload_with(reexec_argv(sys.argv, str(path)))
+
+    async def _quit(self, args: str) -> None:
+        self.app.exit()
+
+    _exit = _quit
+
+
+RELOADED_ENV = "OMP_INTERACTIVE_RELOADED"
+_SESSION_FLAGS = {"--session", "--resume", "-r", "--fork"}
+
+
+def reexec_argv(argv: list[str], session_path: str) -> list[str]:
+    """The command line that starts again in ``session_path``: every flag kept but
+    the session choices (the started process skips the prompts, see RELOADED_ENV)."""
+    kept: list[str] = []
+    words = iter(argv[1:])
+    for word in words:
+        flag = word.split("=", 1)[0]
+        if flag in _SESSION_FLAGS:
+            if "=" not in word:
+                following = next(words, None)
+                if following is not None and following.startswith("-"):
+                    kept.append(following)
+            continue
+        if word in ("-c", "--continue", "--no-session"):
+            continue
+        kept.append(word)
+    return [argv[0], *kept, "--session", session_path]
+
+
+def copy_to_clipboard(text: str, write_raw: Any) -> str:
+    """Copy through a clipboard program when there is one, and always through the
+    terminal (OSC 52, which also works over ssh and in tmux)."""
+    for program in (["wl-copy"], ["xclip", "-selection", "clipboard"], ["pbcopy"]):
+        if shutil.which(program[0]) and (
+            os.environ.get("DISPLAY")
+            or os.environ.get("WAYLAND_DISPLAY")
+            or sys.platform == "darwin"
+        ):
+            try:
+                subprocess.run(program, input=text.encode(), timeout=2, check=True)
+                return program[0]
+            except (OSError, subprocess.SubprocessError):
+                pass
+    encoded = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    write_raw(f"\x1b]52;c;{encoded}\x07")
+    return "terminal clipboard"
