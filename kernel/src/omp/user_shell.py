@@ -11,8 +11,10 @@ runtime's one process runner; the output keeps its last 3000 lines / 50 KiB.
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 from omp.events import UserBashEvent, UserPythonEvent
@@ -45,6 +47,34 @@ async def run_user_command(session: Any, text: str) -> bool:
     if not code:
         await session.notice(f"nothing to run after {prefix}", "warning")
         return True
+    try:
+        message = (await execute(session, kind, code, exclude)).message
+    except OSError as exc:
+        await session.notice(f"cannot run {kind}: {exc.strerror or exc}", "error")
+        return True
+    if session.agent.is_streaming:
+        session.agent.steer(message)
+    else:
+        await session.agent.add_message(message)
+    return True
+
+
+@dataclass
+class ShellRun:
+    """One user command's message (output cut to its tail) and its full output's size."""
+
+    message: Any
+    total_lines: int
+    total_bytes: int
+
+
+async def execute(
+    session: Any, kind: str, code: str, exclude: bool = False, signal: Any = None
+) -> ShellRun:
+    """Run ``code`` (``kind`` bash or python) as the user's command, through the
+    user_bash / user_python hooks; the message is not yet added to the conversation.
+    An abort ``signal`` (``omp.abort.AbortSignal``) kills the command's process group and
+    the run ends as cancelled. Raises OSError when the program cannot be started."""
     if kind == "bash":
         event: Any = UserBashEvent(command=code, exclude_from_context=exclude, cwd=session.cwd)
         program = shutil.which("bash") or "/bin/sh"
@@ -55,12 +85,8 @@ async def run_user_command(session: Any, text: str) -> bool:
     if override is not None:
         output, exit_code, cancelled = _from_result(override.result)
     else:
-        try:
-            ran = await session.api.exec(program, ["-c", code])
-        except OSError as exc:
-            await session.notice(f"cannot run {program}: {exc.strerror or exc}", "error")
-            return True
-        output, exit_code, cancelled = ran.stdout + ran.stderr, ran.code, ran.killed
+        output, exit_code, cancelled = await _exec(session, program, code, signal)
+    total_lines, total_bytes = len(output.splitlines()), len(output.encode("utf-8"))
     output, truncated = _tail(output)
     fields = {
         "output": output,
@@ -73,11 +99,31 @@ async def run_user_command(session: Any, text: str) -> bool:
         message: Any = BashExecutionMessage(command=code, **fields)
     else:
         message = PythonExecutionMessage(code=code, **fields)
-    if session.agent.is_streaming:
-        session.agent.steer(message)
-    else:
-        await session.agent.add_message(message)
-    return True
+    return ShellRun(message, total_lines, total_bytes)
+
+
+async def _exec(session: Any, program: str, code: str, signal: Any) -> tuple[str, int | None, bool]:
+    running = asyncio.ensure_future(session.api.exec(program, ["-c", code]))
+    if signal is None:
+        ran = await running
+        return ran.stdout + ran.stderr, ran.code, ran.killed
+    loop = asyncio.get_running_loop()
+
+    def cancel() -> None:
+        loop.call_soon_threadsafe(running.cancel)
+
+    signal.add_listener(cancel)
+    try:
+        if signal.aborted:
+            running.cancel()
+        ran = await running
+    except asyncio.CancelledError:
+        if not signal.aborted:
+            raise
+        return "", None, True
+    finally:
+        signal.remove_listener(cancel)
+    return ran.stdout + ran.stderr, ran.code, ran.killed
 
 
 def _from_result(result: Any) -> tuple[str, int | None, bool]:

@@ -1,0 +1,1 @@
+"""See plugin.py for the hook implementations."""

@@ -1,0 +1,391 @@
+"""The ordinary commands of §2.3: each takes the server and the command frame and
+returns the response's ``data`` (``NO_DATA`` leaves it out). A failure raises: the
+server answers ``success:false`` with the message (and ``code`` for an RpcError)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from omp.api import THINKING_LEVELS
+from omp.errors import OmpError
+
+from omp_mode_rpc import state
+from omp_mode_rpc.state import RpcError
+
+NO_DATA = object()
+BUSY_PROMPT = (
+    "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') "
+    "to queue the message."
+)
+QUEUE_MODES = ("all", "one-at-a-time")
+INTERRUPT_MODES = ("immediate", "wait")
+Handler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
+
+
+def _text(frame: dict[str, Any], key: str = "message") -> str:
+    value = frame.get(key)
+    if not isinstance(value, str):
+        raise OmpError(f"`{key}` must be a string")
+    return value
+
+
+def _choice(frame: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str:
+    value = frame.get(key)
+    if value not in allowed:
+        raise OmpError(f"`{key}` must be one of: {', '.join(allowed)}")
+    return value
+
+
+def _flag(frame: dict[str, Any]) -> bool:
+    if not isinstance(frame.get("enabled"), bool):
+        raise OmpError("`enabled` must be true or false")
+    return frame["enabled"]
+
+
+def _set_setting(session: Any, section: str, key: str, value: Any) -> None:
+    data = session.settings.data  # shared with the loop's stream settings
+    data[section] = {**(data.get(section) or {}), key: value}
+
+
+# -- prompting ------------------------------------------------------------------------
+
+
+async def prompt(server: Any, frame: dict[str, Any]) -> Any:
+    message = _text(frame)
+    behaviour = frame.get("streamingBehavior")
+    if server.is_busy():
+        if behaviour not in ("steer", "followUp"):
+            raise OmpError(BUSY_PROMPT)
+        server.queue_message(message, frame.get("images"), behaviour)
+    else:
+        server.start_prompt(frame.get("id"), "prompt", message, frame.get("images"))
+    return NO_DATA
+
+
+async def steer(server: Any, frame: dict[str, Any]) -> Any:
+    return await _queued(server, frame, "steer")
+
+
+async def follow_up(server: Any, frame: dict[str, Any]) -> Any:
+    return await _queued(server, frame, "followUp")
+
+
+async def _queued(server: Any, frame: dict[str, Any], behaviour: str) -> Any:
+    message = _text(frame)
+    if server.is_busy():
+        server.queue_message(message, frame.get("images"), behaviour)
+    else:
+        server.start_prompt(frame.get("id"), frame["type"], message, frame.get("images"))
+    return NO_DATA
+
+
+async def abort_and_prompt(server: Any, frame: dict[str, Any]) -> Any:
+    message = _text(frame)
+    await server.abort_and_wait()
+    server.start_prompt(frame.get("id"), "abort_and_prompt", message, frame.get("images"))
+    return NO_DATA
+
+
+async def new_session(server: Any, frame: dict[str, Any]) -> Any:
+    await server.abort_and_wait()
+    result = await server.session.new_session(frame.get("parentSession"))
+    return {"cancelled": bool(result.get("cancelled"))}
+
+
+async def switch_session(server: Any, frame: dict[str, Any]) -> Any:
+    path = _text(frame, "sessionPath")
+    await server.abort_and_wait()
+    result = await server.session.switch_session(path)
+    return {"cancelled": bool(result.get("cancelled"))}
+
+
+async def branch(server: Any, frame: dict[str, Any]) -> Any:
+    """omp's branch: a new session holding the path before a user message, whose text
+    comes back for the client's editor."""
+    entry_id = _text(frame, "entryId")
+    entry = server.session.session_file.get_entry(entry_id)
+    message = entry.get("message") if entry and entry.get("type") == "message" else None
+    if not isinstance(message, dict) or message.get("role") != "user":
+        raise OmpError(f"Invalid entry ID for branching: {entry_id}")
+    await server.abort_and_wait()
+    result = await server.session.fork(entry_id, "before")
+    text = result.get("editor_text") or state._text(message.get("content"))
+    return {"text": text, "cancelled": bool(result.get("cancelled"))}
+
+
+# -- state, model, thinking -----------------------------------------------------------
+
+
+async def get_state(server: Any, frame: dict[str, Any]) -> Any:
+    return state.get_state(server.session, server.compacting)
+
+
+def _usable(session: Any) -> list[Any]:
+    reasons = session.settings.data
+    return [
+        m
+        for m in session.models.models
+        if not session.models.provider_of(m).unavailable_reason(reasons)
+    ]
+
+
+async def set_model(server: Any, frame: dict[str, Any]) -> Any:
+    provider, model_id = frame.get("provider"), frame.get("modelId")
+    session = server.session
+    model = session.models.find(f"{provider}/{model_id}")
+    if model is None or not session.set_model(model.key):
+        raise OmpError(f"Model not found: {provider}/{model_id}")
+    return state.model_dict(model)
+
+
+async def cycle_model(server: Any, frame: dict[str, Any]) -> Any:
+    session = server.session
+    usable = _usable(session)
+    if len(usable) < 2:
+        return None
+    current = session.agent.model
+    keys = [m.key for m in usable]
+    index = keys.index(current.key) if current is not None and current.key in keys else -1
+    model = usable[(index + 1) % len(usable)]
+    session.set_model(model.key, source="cycle")
+    return {
+        "model": state.model_dict(model),
+        "thinkingLevel": session.agent.thinking_level,
+        "isScoped": False,
+    }
+
+
+async def get_available_models(server: Any, frame: dict[str, Any]) -> Any:
+    return {"models": [state.model_dict(m) for m in _usable(server.session)]}
+
+
+async def set_thinking_level(server: Any, frame: dict[str, Any]) -> Any:
+    server.session.set_thinking_level(_choice(frame, "level", THINKING_LEVELS))
+    return NO_DATA
+
+
+async def cycle_thinking_level(server: Any, frame: dict[str, Any]) -> Any:
+    session = server.session
+    model = session.agent.model
+    if model is None or not model.reasoning:
+        return None
+    levels = [
+        lvl for lvl in THINKING_LEVELS if lvl != "xhigh" or model.thinking_level_map.get("xhigh")
+    ]
+    current = session.agent.thinking_level
+    index = levels.index(current) if current in levels else -1
+    level = levels[(index + 1) % len(levels)]
+    session.set_thinking_level(level, source="cycle")
+    return {"level": level}
+
+
+async def set_steering_mode(server: Any, frame: dict[str, Any]) -> Any:
+    server.session.agent.settings.steering_mode = _choice(frame, "mode", QUEUE_MODES)
+    return NO_DATA
+
+
+async def set_follow_up_mode(server: Any, frame: dict[str, Any]) -> Any:
+    server.session.agent.settings.follow_up_mode = _choice(frame, "mode", QUEUE_MODES)
+    return NO_DATA
+
+
+async def set_interrupt_mode(server: Any, frame: dict[str, Any]) -> Any:
+    server.session.agent.settings.interrupt_mode = _choice(frame, "mode", INTERRUPT_MODES)
+    return NO_DATA
+
+
+# -- compaction and retry -------------------------------------------------------------
+
+
+async def compact(server: Any, frame: dict[str, Any]) -> Any:
+    await server.abort_and_wait()
+    server.compacting = True
+    try:
+        result = await server.session.compact(frame.get("customInstructions"))
+    finally:
+        server.compacting = False
+    names = {
+        "first_kept_entry_id": "firstKeptEntryId",
+        "tokens_before": "tokensBefore",
+        "tokens_after": "tokensAfter",
+        "short_summary": "shortSummary",
+        "preserve_data": "preserveData",
+    }
+    return {names.get(k, k): v for k, v in (result or {}).items() if v is not None}
+
+
+async def set_auto_compaction(server: Any, frame: dict[str, Any]) -> Any:
+    _set_setting(server.session, "compaction", "enabled", _flag(frame))
+    return NO_DATA
+
+
+async def set_auto_retry(server: Any, frame: dict[str, Any]) -> Any:
+    _set_setting(server.session, "retry", "enabled", _flag(frame))
+    return NO_DATA
+
+
+async def abort_retry(server: Any, frame: dict[str, Any]) -> Any:
+    """A retry waiting out its delay is given up: the run ends (as aborted)."""
+    if server.retrying:
+        server.session.agent.abort()
+    return NO_DATA
+
+
+# -- bash -----------------------------------------------------------------------------
+
+
+async def bash(server: Any, frame: dict[str, Any]) -> Any:
+    server.start_bash(frame.get("id"), _text(frame, "command"))
+    return server.DEFERRED
+
+
+async def abort_bash(server: Any, frame: dict[str, Any]) -> Any:
+    server.abort_bash()
+    return NO_DATA
+
+
+# -- session --------------------------------------------------------------------------
+
+
+async def get_session_stats(server: Any, frame: dict[str, Any]) -> Any:
+    return state.session_stats(server.session)
+
+
+async def export_html(server: Any, frame: dict[str, Any]) -> Any:
+    """Through the ``/export`` command (the sessions-command plugin), when installed."""
+    session = server.session
+    command = session.commands.get("export")
+    if command is None:
+        raise OmpError(
+            "export_html is not available: no installed plugin provides /export "
+            "(install omp-sessions-command)"
+        )
+    if session.session_file.path is None or not Path(session.session_file.path).exists():
+        raise OmpError("nothing to export: this session is not saved to a file")
+    given = frame.get("outputPath") or f"{session.session_file.session_id[:8]}.html"
+    target = Path(session.cwd) / Path(str(given)).expanduser()
+    from omp.context import CommandContext
+
+    outcome = command.handler(str(target), CommandContext(session))
+    if hasattr(outcome, "__await__"):
+        await outcome
+    return {"path": str(target)}
+
+
+async def get_branch_messages(server: Any, frame: dict[str, Any]) -> Any:
+    return {"messages": state.branch_messages(server.session)}
+
+
+async def get_last_assistant_text(server: Any, frame: dict[str, Any]) -> Any:
+    return {"text": state.last_assistant_text(server.session)}
+
+
+async def set_session_name(server: Any, frame: dict[str, Any]) -> Any:
+    name = frame.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise OmpError("Session name cannot be empty")
+    from omp.session_actions import set_session_name as name_session
+
+    await name_session(server.session, name)
+    return NO_DATA
+
+
+async def get_messages(server: Any, frame: dict[str, Any]) -> Any:
+    from omp.messages import to_wire
+
+    return {"messages": [to_wire(m) for m in server.session.agent.messages]}
+
+
+async def get_messages_page(server: Any, frame: dict[str, Any]) -> Any:
+    busy = server.is_busy() or server.compacting
+    return state.messages_page(server.session, busy, frame.get("cursor"), frame.get("limit"))
+
+
+async def get_available_commands(server: Any, frame: dict[str, Any]) -> Any:
+    return {"commands": server.available_commands()}
+
+
+async def set_todos(server: Any, frame: dict[str, Any]) -> Any:
+    raise OmpError(
+        "set_todos is not supported: this project's todo list is written only by the "
+        "model's todo_write tool (no host-side todo store); get_state reports it"
+    )
+
+
+async def set_host_tools(server: Any, frame: dict[str, Any]) -> Any:
+    return {"toolNames": server.host_tools.set_tools(frame.get("tools"))}
+
+
+async def negotiate_protocol(server: Any, frame: dict[str, Any]) -> Any:
+    version = frame.get("protocolVersion")
+    if version != 2:
+        raise OmpError(f"Unsupported RPC protocol version: {version}")
+    server.writer.protocol_version = 2
+    return {"protocolVersion": 2}
+
+
+async def set_fast_mode(server: Any, frame: dict[str, Any]) -> Any:
+    raise OmpError("Fast mode is unavailable for the current model.")
+
+
+def _missing(feature: str) -> Handler:
+    async def handler(server: Any, frame: dict[str, Any]) -> Any:
+        raise RpcError(f"{frame['type']} is not supported: {feature}", "unsupported")
+
+    return handler
+
+
+COMMANDS: dict[str, Handler] = {
+    name: globals()[name]
+    for name in [
+        "prompt",
+        "steer",
+        "follow_up",
+        "abort_and_prompt",
+        "new_session",
+        "switch_session",
+        "branch",
+        "get_state",
+        "set_model",
+        "cycle_model",
+        "get_available_models",
+        "set_thinking_level",
+        "cycle_thinking_level",
+        "set_steering_mode",
+        "set_follow_up_mode",
+        "set_interrupt_mode",
+        "compact",
+        "set_auto_compaction",
+        "set_auto_retry",
+        "abort_retry",
+        "bash",
+        "abort_bash",
+        "get_session_stats",
+        "export_html",
+        "get_branch_messages",
+        "get_last_assistant_text",
+        "set_session_name",
+        "get_messages",
+        "get_messages_page",
+        "get_available_commands",
+        "set_todos",
+        "set_host_tools",
+        "negotiate_protocol",
+    ]
+}
+COMMANDS.update(
+    {
+        "set_fast_mode": set_fast_mode,
+        "set_host_uri_schemes": _missing("this project has no host URI schemes"),
+        "set_subagent_subscription": _missing("this project has no subagents"),
+        "get_subagents": _missing("this project has no subagents"),
+        "get_subagent_messages": _missing("this project has no subagents"),
+        "handoff": _missing("this project has no handoff"),
+        "get_login_providers": _missing(
+            "this project has no OAuth login (keys come from the environment)"
+        ),
+        "login": _missing("this project has no OAuth login (keys come from the environment)"),
+    }
+)

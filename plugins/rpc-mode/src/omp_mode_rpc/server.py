@@ -1,0 +1,298 @@
+"""The RPC server: stdin lines in, frames out (§2.1).
+
+A thread reads stdin so that a blocked read never stalls the event loop. Control
+frames (dialog answers, host tool progress and results, ``abort``) act at once; every
+other command waits its turn in one queue, in arrival order. ``prompt`` is answered
+when accepted and runs in the background, as does ``bash`` (so ``abort_bash`` can
+overtake it). On EOF open dialogs and host tool calls are rejected, accepted work is
+drained, and the mode returns 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import threading
+from typing import Any
+
+from omp.abort import AbortSignal
+from omp.errors import OmpError
+from omp.messages import ImageContent, TextContent, UserMessage
+
+from omp_mode_rpc.commands import COMMANDS, NO_DATA
+from omp_mode_rpc.frames import FrameWriter, ready_frame
+from omp_mode_rpc.host_tools import HostTools
+from omp_mode_rpc.state import RpcError
+from omp_mode_rpc.ui import RpcUI
+
+CONTROL = ("extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result")
+
+
+async def serve(session: Any, request: Any) -> int:
+    """Run the protocol on this process's stdin/stdout. Whatever else writes to
+    stdout (plugins, libraries, child processes) goes to stderr meanwhile."""
+    stdout = sys.stdout
+    sys.stdout.flush()
+    frames_fd = os.dup(1)
+    saved_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    try:
+        return await RpcServer(session, FrameWriter(frames_fd)).run()
+    finally:
+        os.dup2(saved_fd, 1)
+        os.close(saved_fd)
+        os.close(frames_fd)
+        sys.stdout = stdout
+
+
+class RpcServer:
+    DEFERRED = object()
+    """A handler's data when it answers later itself (``bash``)."""
+
+    def __init__(self, session: Any, writer: FrameWriter) -> None:
+        self.session = session
+        self.writer = writer
+        self.compacting = False
+        self.retrying = False
+        self.host_tools = HostTools(session.api, self.send)
+        self._agent_starts = 0
+        self._prompts: set[asyncio.Future[Any]] = set()
+        self._background: set[asyncio.Future[Any]] = set()
+        self._bash_signals: set[AbortSignal] = set()
+        self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._commands: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+
+    # -- output -----------------------------------------------------------------------
+
+    def send(self, frame: dict[str, Any]) -> None:
+        self.writer.write(frame)
+
+    def respond(
+        self,
+        request_id: Any,
+        command: Any,
+        data: Any = NO_DATA,
+        error: str | None = None,
+        code: str | None = None,
+    ) -> None:
+        frame: dict[str, Any] = {} if request_id is None else {"id": request_id}
+        frame["type"] = "response"
+        if command is not None:
+            frame["command"] = command
+        if error is None:
+            frame["success"] = True
+            if data is not NO_DATA:
+                frame["data"] = data
+        else:
+            frame["success"] = False
+            frame["error"] = error
+            if code:
+                frame["code"] = code
+        self.send(frame)
+
+    def _on_event(self, event: Any) -> None:
+        frame = event.model_dump(mode="json", exclude_none=True)
+        kind = frame.get("type")
+        if kind == "agent_start":
+            self._agent_starts += 1
+        elif kind == "agent_end":
+            frame.setdefault("isTerminal", True)
+        elif kind == "auto_retry_start":
+            self.retrying = True
+        elif kind == "auto_retry_end":
+            self.retrying = False
+        self.send(frame)
+
+    def available_commands(self) -> list[dict[str, Any]]:
+        out = []
+        for name, command in sorted(self.session.commands.items()):
+            entry: dict[str, Any] = {"name": name}
+            description = getattr(command, "description", "")
+            if description:
+                entry["description"] = description
+            entry["source"] = "extension"
+            out.append(entry)
+        return out
+
+    # -- the run ------------------------------------------------------------------------
+
+    async def run(self) -> int:
+        self.send(ready_frame())
+        self.session.subscribe(self._on_event)
+        if isinstance(self.session.ui, RpcUI):
+            self.session.ui.attach(self.send)
+        await self.session.start()
+        self.send({"type": "available_commands_update", "commands": self.available_commands()})
+        self._start_reader(asyncio.get_running_loop())
+        worker = asyncio.ensure_future(self._work())
+        try:
+            while (line := await self._lines.get()) is not None:
+                self._receive(line)
+        except asyncio.CancelledError:  # a signal: stop what runs, keep the session
+            self.session.agent.abort()
+            self._reject_pending()
+            worker.cancel()
+            raise
+        self._reject_pending()
+        self._commands.put_nowait(None)
+        await worker
+        while pending := [t for t in self._prompts | self._background if not t.done()]:
+            await asyncio.gather(*pending, return_exceptions=True)
+        await self.session.wait_for_idle()
+        return 0
+
+    def _reject_pending(self) -> None:
+        if isinstance(self.session.ui, RpcUI):
+            self.session.ui.reject_all()
+        self.host_tools.reject_all()
+
+    def _start_reader(self, loop: asyncio.AbstractEventLoop) -> None:
+        def read() -> None:
+            stream = open(0, "rb", buffering=1 << 16, closefd=False)  # noqa: SIM115
+            try:
+                for raw in stream:
+                    loop.call_soon_threadsafe(self._lines.put_nowait, raw)
+            except (OSError, ValueError):
+                pass
+            try:
+                loop.call_soon_threadsafe(self._lines.put_nowait, None)
+            except RuntimeError:
+                pass  # the loop already ended
+
+        threading.Thread(target=read, name="omp-rpc-stdin", daemon=True).start()
+
+    def _receive(self, raw: bytes) -> None:
+        line = raw.strip()
+        if not line:
+            return
+        try:
+            frame = json.loads(line)
+            if not isinstance(frame, dict):
+                raise ValueError(f"expected a JSON object, got {type(frame).__name__}")
+        except (ValueError, RecursionError) as exc:
+            self.respond(None, "parse", error=f"Failed to parse command: {exc}")
+            return
+        kind = frame.get("type")
+        if kind in CONTROL:
+            self._control(kind, frame)
+        elif kind == "abort":
+            self.session.agent.abort()
+            self.respond(frame.get("id"), "abort")
+        else:
+            self._commands.put_nowait(frame)
+
+    def _control(self, kind: str, frame: dict[str, Any]) -> None:
+        if kind == "extension_ui_response":
+            if isinstance(self.session.ui, RpcUI):
+                self.session.ui.resolve(frame)
+        elif kind == "host_tool_update":
+            self.host_tools.update(frame)
+        elif kind == "host_tool_result":
+            self.host_tools.resolve(frame)
+
+    async def _work(self) -> None:
+        while (frame := await self._commands.get()) is not None:
+            await self._execute(frame)
+            if self.session.shutdown_requested:  # ctx.shutdown(): end as on EOF
+                self._lines.put_nowait(None)
+
+    async def _execute(self, frame: dict[str, Any]) -> None:
+        kind = frame.get("type")
+        handler = COMMANDS.get(kind) if isinstance(kind, str) else None
+        if handler is None:
+            name = "undefined" if kind is None else kind
+            self.respond(None, kind, error=f"Unknown command: {name}")
+            return
+        request_id = frame.get("id")
+        try:
+            data = await handler(self, frame)
+        except RpcError as exc:
+            self.respond(request_id, kind, error=str(exc), code=exc.code)
+        except Exception as exc:
+            self.respond(request_id, kind, error=str(exc) or type(exc).__name__)
+        else:
+            if data is not self.DEFERRED:
+                self.respond(request_id, kind, data)
+
+    # -- prompts ----------------------------------------------------------------------
+
+    def is_busy(self) -> bool:
+        return self.session.agent.is_streaming or any(not t.done() for t in self._prompts)
+
+    def start_prompt(self, request_id: Any, command: str, message: str, images: Any) -> None:
+        task = asyncio.ensure_future(self._prompt(request_id, command, message, images))
+        self._prompts.add(task)
+        task.add_done_callback(self._prompts.discard)
+
+    async def _prompt(self, request_id: Any, command: str, message: str, images: Any) -> None:
+        before = self._agent_starts
+        try:
+            await self.session.prompt(message, images or None, source="rpc")
+        except Exception as exc:
+            self.respond(request_id, command, error=str(exc) or type(exc).__name__)
+            return
+        if self._agent_starts == before and command in ("prompt", "abort_and_prompt"):
+            frame = {"type": "prompt_result", "agentInvoked": False}
+            self.send({"id": request_id, **frame} if request_id is not None else frame)
+
+    def queue_message(self, message: str, images: Any, behaviour: str) -> None:
+        content: Any = message
+        if images:
+            content = [TextContent(text=message), *(ImageContent.model_validate(i) for i in images)]
+        queued = UserMessage(content=content)
+        agent = self.session.agent
+        (agent.steer if behaviour == "steer" else agent.queue_follow_up)(queued)
+
+    async def abort_and_wait(self) -> None:
+        """Stop the running prompt (if any) and wait until the session is idle."""
+        if self.is_busy():
+            self.session.agent.abort()
+        while pending := [t for t in self._prompts if not t.done()]:
+            await asyncio.gather(*pending, return_exceptions=True)
+        await self.session.agent.wait_for_idle()
+
+    # -- bash -------------------------------------------------------------------------
+
+    def start_bash(self, request_id: Any, command: str) -> None:
+        signal = AbortSignal()
+        self._bash_signals.add(signal)
+        task = asyncio.ensure_future(self._bash(request_id, command, signal))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def abort_bash(self) -> None:
+        for signal in list(self._bash_signals):
+            signal.abort("aborted")
+
+    async def _bash(self, request_id: Any, command: str, signal: AbortSignal) -> None:
+        from omp.user_shell import execute
+
+        try:
+            run = await execute(self.session, "bash", command, False, signal)
+        except (OSError, OmpError) as exc:
+            self.respond(request_id, "bash", error=str(exc))
+            return
+        finally:
+            self._bash_signals.discard(signal)
+        message = run.message
+        agent = self.session.agent
+        if agent.is_streaming:
+            agent.steer(message)
+        else:
+            await agent.add_message(message)
+        output = message.output
+        result = {
+            "output": output,
+            "exitCode": message.exit_code,
+            "cancelled": message.cancelled,
+            "truncated": message.truncated,
+            "totalLines": run.total_lines,
+            "totalBytes": run.total_bytes,
+            "outputLines": len(output.splitlines()),
+            "outputBytes": len(output.encode("utf-8")),
+            "workingDir": self.session.cwd,
+        }
+        self.respond(request_id, "bash", {k: v for k, v in result.items() if v is not None})

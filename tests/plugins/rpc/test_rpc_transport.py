@@ -1,0 +1,168 @@
+"""The transport (§2.1, §2.2): the ready frame, only frames on stdout, parse errors,
+unknown commands, EOF and SIGTERM, large frames under protocol v1 and v2."""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import string
+from pathlib import Path
+
+
+def test_ready_frame_comes_first_with_omp_fields(rpc):
+    assert rpc.frames[0] == {
+        "type": "ready",
+        "protocolVersion": 1,
+        "supportedProtocolVersions": [1, 2],
+        "maxFrameBytes": 1048576,
+        "maxReassembledFrameBytes": 67108864,
+    }
+
+
+def test_a_plugin_printing_to_stdout_reaches_stderr_not_the_protocol(rpc):
+    rpc.ok("get_state")
+    assert rpc.bad_lines == []
+    assert "must not corrupt the protocol" in rpc.stderr()
+
+
+def test_malformed_line_gets_a_parse_error_and_reading_goes_on(rpc):
+    start = rpc.mark()
+    rpc.send("{not json")
+    error = rpc.wait_for(lambda f: f.get("command") == "parse", start)
+    assert error["type"] == "response" and error["success"] is False
+    assert error["error"].startswith("Failed to parse command: ")
+    assert "id" not in error
+    assert rpc.ok("get_state")["sessionId"]
+
+
+def test_unknown_command_answers_without_the_id(rpc):
+    start = rpc.mark()
+    rpc.send({"id": "u1", "type": "frobnicate"})
+    answer = rpc.wait_for(lambda f: f.get("error", "").startswith("Unknown command"), start)
+    assert answer == {
+        "type": "response",
+        "command": "frobnicate",
+        "success": False,
+        "error": "Unknown command: frobnicate",
+    }
+
+
+def test_response_echoes_the_id_and_errors_have_omp_shape(rpc):
+    answer = rpc.request("set_session_name", name="  ")
+    assert answer["id"].startswith("req_")
+    assert answer == {
+        "id": answer["id"],
+        "type": "response",
+        "command": "set_session_name",
+        "success": False,
+        "error": "Session name cannot be empty",
+    }
+
+
+def test_missing_feature_answers_success_false_naming_it(rpc):
+    for kind in ("set_host_uri_schemes", "get_subagents", "handoff", "login", "set_todos"):
+        answer = rpc.request(kind)
+        assert answer["success"] is False, answer
+        assert "not supported" in answer["error"], answer
+    assert rpc.request("set_fast_mode", enabled=True)["error"] == (
+        "Fast mode is unavailable for the current model."
+    )
+
+
+def test_ten_thousand_malformed_lines_each_answered_memory_flat(fresh_rpc):
+    client = fresh_rpc()
+    rng = random.Random(15)
+    alphabet = string.printable.replace("\n", "").replace("\r", "") + 'é€😀{}[]":,'
+
+    def garbage() -> bytes:
+        kind = rng.randrange(4)
+        if kind == 0:
+            return (
+                bytes(rng.randrange(1, 256) for _ in range(rng.randrange(1, 80))).replace(
+                    b"\n", b"x"
+                )
+                + b"\xff"
+            )
+        if kind == 1:
+            return (
+                "{" + "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 200)))
+            ).encode()
+        if kind == 2:
+            return json.dumps([rng.random()]).encode()  # JSON, but not an object
+        return ("x" + "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 60)))).encode()
+
+    def burst(count: int) -> None:
+        start = client.mark()
+        data = b"\n".join(garbage() for _ in range(count)) + b"\n"
+        assert client.proc.stdin is not None
+        client.proc.stdin.write(data)
+        client.proc.stdin.flush()
+        deadline_frames = start + count
+        client.wait_for(lambda f: True, deadline_frames - 1, timeout=60)
+        parse = [f for f in client.since(start) if f.get("command") == "parse"]
+        assert len(parse) == count
+
+    burst(1000)  # warm up: first-use allocations are not growth
+    before = client.rss_kib()
+    for _ in range(9):
+        burst(1000)
+    after = client.rss_kib()
+    assert client.ok("get_state")["messageCount"] == 0
+    assert after - before < 4096, f"RSS grew from {before} KiB to {after} KiB"
+
+
+def test_eof_drains_the_running_prompt_and_exits_zero(fresh_rpc):
+    client = fresh_rpc()
+    start = client.mark()
+    assert client.request("prompt", message="DELAY please")["success"] is True
+    assert client.close() == 0
+    frames = client.since(start)
+    end = [f for f in frames if f["type"] == "agent_end"]
+    assert end and end[0]["isTerminal"] is True
+    texts = [f["message"] for f in frames if f["type"] == "message_end"]
+    assert texts[-1]["content"][0]["text"] == "late reply"
+
+
+def test_sigterm_ends_cleanly_and_keeps_the_session(fresh_rpc):
+    client = fresh_rpc()
+    client.run("hello there")
+    path = client.ok("get_state")["sessionFile"]
+    start = client.mark()
+    client.request("prompt", message="DELAY then die")
+    client.wait_for(lambda f: f["type"] == "agent_start", start)
+    client.proc.send_signal(signal.SIGTERM)
+    code = client.proc.wait(10)
+    assert code in (0, 128 + signal.SIGTERM)
+    assert "Traceback" not in client.stderr()
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    entries = [json.loads(line) for line in lines]
+    users = [e for e in entries if e.get("type") == "message" and e["message"]["role"] == "user"]
+    assert [u["message"]["content"] for u in users][:2] == ["hello there", "DELAY then die"]
+
+
+def test_large_tool_result_degrades_under_v1_and_is_chunked_under_v2(fresh_rpc):
+    client = fresh_rpc()
+    frames = client.run("BIG v1")
+    end = next(f for f in frames if f["type"] == "tool_execution_end")
+    text = json.dumps(end)
+    assert len(text.encode()) < 1 << 20
+    assert "elided for RPC frame" in text
+    agent_end = next(f for f in frames if f["type"] == "agent_end")
+    assert agent_end["messages"] == [] and agent_end["messageCount"] == 4
+    assert client.chunked == []
+
+    assert client.ok("negotiate_protocol", protocolVersion=2) == {"protocolVersion": 2}
+    frames = client.run("BIG v2")
+    end = next(f for f in frames if f["type"] == "tool_execution_end")
+    expected = ("abcdé€😀\n" * 250_000)[: 3 * 1024 * 1024 // 2]
+    assert end["result"]["content"][0]["text"] == expected
+    agent_end = next(f for f in frames if f["type"] == "agent_end")
+    assert agent_end["messages"][2]["content"][0]["text"] == expected
+    assert client.chunked and min(client.chunked) > 1 << 20
+
+
+def test_negotiate_protocol_refuses_other_versions(rpc):
+    answer = rpc.request("negotiate_protocol", protocolVersion=3)
+    assert answer["success"] is False
+    assert answer["error"] == "Unsupported RPC protocol version: 3"
