@@ -65,3 +65,13 @@ class Batch:
 @pytest.fixture
 def batch(tmp_path: Path) -> Batch:
     return Batch(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def make_batch() -> type[Batch]:
+    """For module-scoped fixtures: ``make_batch(folder)``."""
+    return Batch
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "ray: starts a local Ray instance (slow; run once in CI)")

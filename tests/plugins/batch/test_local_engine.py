@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 READ = {"tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}}]}
 
@@ -16,14 +17,32 @@ def _thirty(batch):
     failing = batch.script({"error": "provider exploded"})
     slow = batch.script({"delay": 30, "text": "too late"})
     endless = batch.script({**READ, "repeat": True})
-    tasks = [{"id": f"ok-{n}", "prompt": f"task {n}", "cwd": "work", "flags": {"script": ok}}
-             for n in range(25)]  # fmt: skip
-    tasks += [{"id": f"bad-{n}", "prompt": "x", "cwd": "work", "flags": {"script": failing}}
-              for n in range(3)]  # fmt: skip
-    tasks.append({"id": "slow", "prompt": "x", "cwd": "work", "flags": {"script": slow},
-                  "budget": {"time": 1}})  # fmt: skip
-    tasks.append({"id": "spender", "prompt": "x", "cwd": "work", "flags": {"script": endless},
-                  "budget": {"turns": 3}})  # fmt: skip
+    tasks = [
+        {"id": f"ok-{n}", "prompt": f"task {n}", "cwd": "work", "flags": {"script": ok}}
+        for n in range(25)
+    ]
+    tasks += [
+        {"id": f"bad-{n}", "prompt": "x", "cwd": "work", "flags": {"script": failing}}
+        for n in range(3)
+    ]
+    tasks.append(
+        {
+            "id": "slow",
+            "prompt": "x",
+            "cwd": "work",
+            "flags": {"script": slow},
+            "budget": {"time": 1},
+        }
+    )
+    tasks.append(
+        {
+            "id": "spender",
+            "prompt": "x",
+            "cwd": "work",
+            "flags": {"script": endless},
+            "budget": {"turns": 3},
+        }
+    )
     return batch.tasks(tasks)
 
 
@@ -38,7 +57,8 @@ def test_thirty_scripted_tasks_each_get_one_result_line_with_their_status(batch)
         done = results[f"ok-{n}"]
         assert done["status"] == "done" and done["answer"] == "finished", done
         assert done["turns"] == 2 and done["tokens"]["total"] > 0 and done["error"] is None
-        session = [json.loads(line) for line in open(done["session"])]
+        lines = Path(done["session"]).read_text().splitlines()
+        session = [json.loads(line) for line in lines]
         assert session[0]["type"] == "session" and done["session"].endswith(f"ok-{n}/session.jsonl")
     for n in range(3):
         assert results[f"bad-{n}"]["status"] == "failed"
@@ -63,8 +83,10 @@ def test_thirty_scripted_tasks_each_get_one_result_line_with_their_status(batch)
 def test_a_sigkilled_runner_loses_no_finished_result_and_a_rerun_finishes_the_rest(batch):
     script = batch.script({"delay": 0.3, "text": "ok"})
     tasks = batch.tasks(
-        [{"id": f"t{n}", "prompt": "x", "cwd": "work", "flags": {"script": script}}
-         for n in range(12)]  # fmt: skip
+        [
+            {"id": f"t{n}", "prompt": "x", "cwd": "work", "flags": {"script": script}}
+            for n in range(12)
+        ]
     )
     runner = subprocess.Popen(
         batch.command(str(tasks), "--out", "out", "--jobs", "2"),
@@ -96,8 +118,10 @@ def test_a_sigkilled_runner_loses_no_finished_result_and_a_rerun_finishes_the_re
 def test_ctrl_c_cancels_running_tasks_and_says_what_is_left(batch):
     script = batch.script({"delay": 20, "text": "never"})
     tasks = batch.tasks(
-        [{"id": f"t{n}", "prompt": "x", "cwd": "work", "flags": {"script": script}}
-         for n in range(5)]  # fmt: skip
+        [
+            {"id": f"t{n}", "prompt": "x", "cwd": "work", "flags": {"script": script}}
+            for n in range(5)
+        ]
     )
     runner = subprocess.Popen(
         batch.command(str(tasks), "--out", "out", "--jobs", "2"),

@@ -36,13 +36,29 @@ def test_worktrees_are_isolated_and_a_missing_ref_fails_alone(batch):
     yolo = {"tools": {"approvalMode": "yolo"}}
     tasks = batch.tasks(
         [
-            {"id": "a", "prompt": "x", "repo": "repo", "ref": "v1", "settings": yolo,
-             "flags": {"script": _writer(batch, "a")}},
-            {"id": "b", "prompt": "x", "repo": "repo", "settings": yolo,
-             "flags": {"script": _writer(batch, "b")}},
-            {"id": "c", "prompt": "x", "repo": "repo", "ref": "no-such-branch",
-             "flags": {"script": _writer(batch, "c")}},
-        ]  # fmt: skip
+            {
+                "id": "a",
+                "prompt": "x",
+                "repo": "repo",
+                "ref": "v1",
+                "settings": yolo,
+                "flags": {"script": _writer(batch, "a")},
+            },
+            {
+                "id": "b",
+                "prompt": "x",
+                "repo": "repo",
+                "settings": yolo,
+                "flags": {"script": _writer(batch, "b")},
+            },
+            {
+                "id": "c",
+                "prompt": "x",
+                "repo": "repo",
+                "ref": "no-such-branch",
+                "flags": {"script": _writer(batch, "c")},
+            },
+        ]
     )
     proc = batch.run(str(tasks), "--out", "out", "--jobs", "2")
     assert proc.returncode == 1, proc.stderr

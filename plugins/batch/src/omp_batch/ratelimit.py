@@ -44,7 +44,11 @@ def limits_from_settings(settings: Any) -> dict[str, Limit]:
 
 
 def limit_for(limits: dict[str, Limit], provider: str) -> Limit | None:
-    return limits.get(provider) or limits.get(ANY_PROVIDER)
+    """The provider's own limits, each falling back to the ``*`` one."""
+    own, anyone = limits.get(provider), limits.get(ANY_PROVIDER)
+    if own is None or anyone is None:
+        return own or anyone
+    return Limit(own.requests or anyone.requests, own.tokens or anyone.tokens)
 
 
 def reserve(state: dict[str, float], limit: Limit, requests: int, tokens: int, now: float) -> float:

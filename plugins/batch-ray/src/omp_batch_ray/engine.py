@@ -1,0 +1,153 @@
+"""``omp batch --engine ray [--address ADDR]``: each task is a Ray task.
+
+Ray schedules them over the cluster with each task's ``resources`` (``num_cpus``,
+default 1, ``num_gpus``, ``memory``, custom resources), re-runs a task whose node was
+lost (``--max-retries``, default 3; a task that failed on its own is not retried), and
+results come back as each finishes (``ray.wait``), to be appended at once. Without
+``--address`` a local instance is started (``--jobs N`` CPUs) and stopped at the end.
+The shared rate limit lives in one Ray actor that every task's session asks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from omp_batch.engine import EngineOptions, Interrupted, Report
+from omp_batch.ratelimit import Limit, limit_for, reserve, spend
+from omp_batch.session_run import Job, execute
+
+CANCEL_GRACE_S = 10.0
+
+
+def _run_task(task: dict[str, Any], job: Job) -> dict[str, Any]:
+    return execute(task, job)
+
+
+class _Buckets:
+    """The rate limit's buckets, held by one actor."""
+
+    def __init__(self, limits: dict[str, Limit]) -> None:
+        self.limits = limits
+        self.states: dict[str, dict[str, float]] = {}
+
+    def take(self, provider: str, tokens: int) -> float:
+        import time
+
+        limit = limit_for(self.limits, provider)
+        if limit is None:
+            return 0.0
+        return reserve(self.states.setdefault(provider, {}), limit, 1, tokens, time.time())
+
+    def debit(self, provider: str, tokens: int) -> None:
+        import time
+
+        limit = limit_for(self.limits, provider)
+        if limit is not None:
+            spend(self.states.setdefault(provider, {}), limit, tokens, time.time())
+
+
+class RayLimiter:
+    """What a task's session holds: the actor's handle (picklable)."""
+
+    def __init__(self, actor: Any) -> None:
+        self.actor = actor
+
+    async def acquire(self, provider: str, tokens: int) -> None:
+        import asyncio
+
+        while (wait := await self.actor.take.remote(provider, tokens)) > 0:
+            await asyncio.sleep(min(wait, 5.0))
+
+    async def debit(self, provider: str, tokens: int) -> None:
+        await self.actor.debit.remote(provider, tokens)
+
+
+def _failure(task_id: str, status: str, error: str) -> dict[str, Any]:
+    return {"id": task_id, "status": status, "answer": None, "turns": 0, "tokens": None,
+            "cost": 0.0, "wall_time": 0.0, "error": error}  # fmt: skip
+
+
+class RayEngine:
+    name = "ray"
+
+    def __init__(self, options: EngineOptions) -> None:
+        self.options = options
+        self._started_here = False
+
+    def _ray(self) -> Any:
+        import ray
+
+        if not ray.is_initialized():
+            common = {"log_to_driver": False, "configure_logging": False}
+            if self.options.address:
+                ray.init(address=self.options.address, **common)
+            else:
+                ray.init(num_cpus=self.options.jobs, include_dashboard=False, **common)
+                self._started_here = True
+        return ray
+
+    def limiter(self, job: Job, limits: dict[str, Limit]) -> Any:
+        if not limits:
+            return None
+        ray = self._ray()
+        actor = ray.remote(num_cpus=0)(_Buckets).remote(limits)
+        return RayLimiter(actor)
+
+    def _submit(self, ray: Any, task: Any, job: Job) -> Any:
+        resources = dict(task.resources)
+        options: dict[str, Any] = {
+            "num_cpus": resources.pop("num_cpus", 1),
+            "num_gpus": resources.pop("num_gpus", 0),
+            "max_retries": self.options.max_retries,
+            "retry_exceptions": False,
+        }
+        if "memory" in resources:
+            options["memory"] = resources.pop("memory")
+        if resources:
+            options["resources"] = resources
+        return ray.remote(_run_task).options(**options).remote(task.to_dict(), job)
+
+    def run(self, tasks: list[Any], job: Job, report: Report) -> None:
+        ray = self._ray()
+        try:
+            ids: dict[Any, str] = {}
+            for task in tasks:
+                ids[self._submit(ray, task, job)] = task.id
+                report("started", task.id)
+            pending = list(ids)
+            try:
+                while pending:
+                    ready, pending = ray.wait(pending, num_returns=1, timeout=1.0)
+                    for ref in ready:
+                        report("finished", self._result(ray, ref, ids[ref]))
+            except KeyboardInterrupt:
+                self._cancel(ray, pending, ids, report)
+                raise Interrupted() from None
+        finally:
+            if self._started_here:
+                ray.shutdown()
+
+    def _result(self, ray: Any, ref: Any, task_id: str) -> dict[str, Any]:
+        try:
+            return ray.get(ref)
+        except ray.exceptions.TaskCancelledError:
+            return _failure(task_id, "cancelled", "cancelled")
+        except ray.exceptions.RayError as exc:
+            reason = " ".join(str(exc).split())[:500]
+            return _failure(task_id, "failed", f"lost by Ray: {type(exc).__name__}: {reason}")
+
+    def _cancel(self, ray: Any, pending: list[Any], ids: dict[Any, str], report: Report) -> None:
+        for ref in pending:
+            ray.cancel(ref)
+        try:
+            ready, left = ray.wait(pending, num_returns=len(pending), timeout=CANCEL_GRACE_S)
+        except KeyboardInterrupt:
+            ready, left = [], pending
+        for ref in ready:
+            result = self._result(ray, ref, ids[ref])
+            if result["status"] == "failed" and "lost by Ray" in str(result["error"]):
+                result = _failure(ids[ref], "cancelled", "cancelled")
+            report("finished", result)
+        for ref in left:
+            ray.cancel(ref, force=True)
+            report("finished", _failure(ids[ref], "cancelled", "cancelled (killed)"))

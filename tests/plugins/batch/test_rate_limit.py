@@ -1,0 +1,79 @@
+"""The shared rate limit: one pair of buckets per provider for every worker."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+
+from omp.settings import Settings
+from omp_batch.ratelimit import FileLimiter, Limit, limits_from_settings, reserve, spend
+
+
+def test_a_bucket_grants_its_limit_then_says_how_long_to_wait():
+    state: dict[str, float] = {}
+    limit = Limit(requests=60)
+    assert [reserve(state, limit, 1, 0, 100.0) for _ in range(60)] == [0.0] * 60
+    assert reserve(state, limit, 1, 0, 100.0) == 1.0  # one request a second refills
+    assert reserve(state, limit, 1, 0, 101.0) == 0.0
+
+
+def test_tokens_spent_after_an_answer_delay_the_next_request():
+    state: dict[str, float] = {}
+    limit = Limit(tokens=6000)  # 100 a second
+    assert reserve(state, limit, 1, 1000, 0.0) == 0.0
+    spend(state, limit, 5500, 0.0)  # the answer's output: below zero now
+    assert reserve(state, limit, 1, 1000, 0.0) == 15.0  # from -500 to 1000
+
+
+def _take(folder: str, limits: dict[str, Limit], grants: object) -> None:
+    limiter = FileLimiter(folder, limits)
+    granted = sum(1 for _ in range(4) if limiter.take("anthropic", 10) == 0)
+    with grants.get_lock():  # type: ignore[attr-defined]
+        grants.value += granted  # type: ignore[attr-defined]
+
+
+def test_worker_processes_share_one_bucket(tmp_path):
+    limits = {"anthropic": Limit(requests=6)}
+    grants = multiprocessing.Value("i", 0)
+    context = multiprocessing.get_context("fork")
+    workers = [
+        context.Process(target=_take, args=(str(tmp_path), limits, grants)) for _ in range(2)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(30)
+    assert grants.value == 6  # 8 asked, 6 a minute allowed between them
+    assert FileLimiter(str(tmp_path), limits).take("openai", 10) == 0  # no limit there
+
+
+def test_limits_come_from_settings_per_provider_or_for_all():
+    settings = Settings(
+        {"batch": {"requestsPerMinute": {"anthropic": 50, "*": 10}, "tokensPerMinute": {"*": 9}}}
+    )
+    limits = limits_from_settings(settings)
+    assert limits["anthropic"] == Limit(requests=50)
+    assert limits["*"] == Limit(requests=10, tokens=9)
+
+
+def test_every_request_of_every_worker_goes_through_the_shared_bucket(batch, replay_server):
+    from replay import PROXY_SECRET, chat_stream
+
+    agent = batch.root / "agent"
+    agent.mkdir(exist_ok=True)
+    provider = {"baseUrl": f"{replay_server.url}/v1", "api": "openai-completions",
+                "apiKey": "PROXY_KEY", "models": [{"id": "coder"}]}  # fmt: skip
+    (agent / "models.json").write_text(json.dumps({"providers": {"proxy": provider}}))
+    limits = {"requestsPerMinute": {"proxy": 6}, "tokensPerMinute": {"*": 10_000_000}}
+    (agent / "settings.json").write_text(json.dumps({"batch": limits}))
+    batch.env["PROXY_KEY"] = PROXY_SECRET
+    for n in range(3):
+        replay_server.add(chat_stream(f"answer {n}"), headers={"content-type": "text/event-stream"})
+    tasks = batch.tasks(
+        [{"id": f"t{n}", "prompt": "hi", "cwd": "work", "model": "proxy/coder"} for n in range(3)]
+    )
+    proc = batch.run(str(tasks), "--out", "out", "--jobs", "2")
+    assert proc.returncode == 0, proc.stderr
+    bucket = json.loads((batch.root / "out" / ".ratelimit" / "proxy.json").read_text())
+    assert 3 <= bucket["requests"] < 3.5  # three taken from six (plus 0.1 a second refilled)
+    assert bucket["tokens"] < 10_000_000 - 300  # the requests' estimated tokens were taken
