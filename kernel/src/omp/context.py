@@ -74,6 +74,12 @@ class HandlerContext:
         """omp.artifacts.FileLedger: what the model last read of each file."""
         return self._session.file_reads
 
+    @property
+    def files(self) -> Any:
+        """omp.files.FileAccess: ask it before reading or writing a user's file (an
+        editor client may hold unsaved text); None/False means use the disk."""
+        return self._session.files
+
     async def search(self, kind: str, **params: Any) -> Any:
         """Run a grep/find search through the omp_search hook (the first backend that
         answers wins); OmpError when no backend is installed."""

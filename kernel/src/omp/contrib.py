@@ -27,13 +27,16 @@ class RunMode:
     """A way to run a session. ``run(session, request)`` returns the process exit code
     (it may be async). The session arrives not yet started: subscribe to its events,
     then ``await session.start()`` (or just prompt). ``has_ui`` is what handlers see as
-    ``ctx.has_ui``; ``make_ui`` builds the mode's ``omp.ui.UI`` for the session."""
+    ``ctx.has_ui``; ``make_ui`` builds the mode's ``omp.ui.UI`` for the session. A mode
+    that ``reads_stdin`` (a protocol server) owns stdin: piped input is never taken
+    for a prompt."""
 
     name: str
     description: str
     run: Callable[[Any, Any], Awaitable[int] | int]
     has_ui: bool = False
     make_ui: Callable[[Any], Any] | None = None
+    reads_stdin: bool = False
 
 
 @dataclass(frozen=True)

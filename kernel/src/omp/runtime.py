@@ -71,6 +71,7 @@ class AgentSession:
         thinking_level: str = "off",
         renderers: dict[tuple[str, str], Any] | None = None,
         restored: Any = None,
+        shortcuts: dict[str, Any] | None = None,
     ) -> None:
         """``restored`` is the session file's context when the caller already built it
         (rebuilding re-validates every message of a long session)."""
@@ -102,6 +103,9 @@ class AgentSession:
         self.shutdown_requested = False
         self.abort_message: str | None = None
         self.startup_notices: list[str] = []
+        self.scoped_models: list[Model] = []
+        """The models Ctrl+P cycles through (``--models`` / ``enabledModels``; empty:
+        every available model)."""
         from omp.artifacts import ArtifactStore, FileLedger
 
         folder = session_file.path.with_suffix("") / "artifacts" if session_file.path else None
@@ -109,6 +113,12 @@ class AgentSession:
         self.file_reads = FileLedger()
         """Warnings to announce when the session starts (a model fallback, say)."""
         self.renderers: dict[tuple[str, str], Any] = dict(renderers or {})
+        self.shortcuts: dict[str, Any] = dict(shortcuts or {})
+        """Key -> omp.contrib.Shortcut, for interactive modes to bind."""
+        from omp.files import FileAccess
+
+        self.files = FileAccess()
+        """How tools read and write files (omp.files); a mode may replace it."""
         self.dispatcher = HookDispatcher(
             pm, self._report_extension_error, HookTimeouts.from_settings(settings)
         )

@@ -15,10 +15,12 @@ from pydantic import BaseModel, Field
 from omp_tool_edit.fileio import (
     NotRestored,
     TextFile,
+    editor_text,
     read_only,
     reason,
     shown,
     write_in_place,
+    written_by_editor,
 )
 from omp_tool_edit.matching import Edit, EditError, apply_edits
 
@@ -79,8 +81,10 @@ class EditTool(Tool):
         if refusal is not None:
             return ToolResult.error(f"Cannot edit {name}: {refusal}.", details)
         try:
-            with open(target, "rb") as handle:
-                data = handle.read()
+            data = editor_text(ctx, target)
+            if data is None:
+                with open(target, "rb") as handle:
+                    data = handle.read()
         except OSError as exc:
             return ToolResult.error(f"Cannot read {name}: {reason(exc)}.", details)
         if b"\0" in data[:8192]:
@@ -106,7 +110,8 @@ class EditTool(Tool):
         if signal is not None and signal.aborted:
             return ToolResult.error("Edit aborted." + unchanged, details)
         try:
-            write_in_place(target, new_data)
+            if not written_by_editor(ctx, target, new_data):
+                write_in_place(target, new_data)
         except OSError as exc:
             kept = "" if isinstance(exc, NotRestored) else unchanged
             return ToolResult.error(f"Cannot write {name}: {reason(exc)}.{kept}", details)

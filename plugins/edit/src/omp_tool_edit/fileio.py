@@ -32,6 +32,21 @@ def shown(ctx: Any, abs_path: str) -> str:
     return rel
 
 
+def editor_text(ctx: Any, path: str) -> bytes | None:
+    """The file as the user's editor holds it (``ctx.files``: unsaved edits included),
+    or None: use the disk."""
+    files = getattr(ctx, "files", None)
+    text = files.read_text(path) if files is not None else None
+    return text.encode(ENCODING, ERRORS) if text is not None else None
+
+
+def written_by_editor(ctx: Any, path: str, data: bytes) -> bool:
+    """Whether the user's editor wrote ``data`` to ``path`` (``ctx.files``); False: the
+    caller writes the disk."""
+    files = getattr(ctx, "files", None)
+    return bool(files is not None and files.write_text(path, data.decode(ENCODING, ERRORS)))
+
+
 def reason(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 

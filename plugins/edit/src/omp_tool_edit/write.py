@@ -18,6 +18,7 @@ from omp_tool_edit.fileio import (
     reason,
     shown,
     write_in_place,
+    written_by_editor,
 )
 
 
@@ -86,7 +87,9 @@ class WriteTool(Tool):
                 f"Cannot create the directory of {name}: {reason(exc)}.", details
             )
         try:
-            if st is None:
+            if written_by_editor(ctx, target, data):
+                pass
+            elif st is None:
                 create_file(target, data)
             else:
                 write_in_place(target, data)

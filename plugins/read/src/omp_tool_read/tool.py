@@ -32,6 +32,8 @@ ABORT_CHECK_LINES = 4096
 COUNT_CHUNK_BYTES = 1 << 20
 _NOTE_RESERVE = 256
 """Bytes of the budget kept free for the paging note."""
+SCHEMES_STATE = "omp-tool-read.schemes"
+"""Session state key (``ctx.state``) of other plugins' readers by URI scheme."""
 
 
 class ReadParams(BaseModel):
@@ -68,6 +70,9 @@ class ReadTool(Tool):
     ) -> ToolResult:
         if params.path.startswith(SCHEME):
             return _read_artifact(params, signal, ctx)
+        reader = _scheme_reader(params.path, ctx)
+        if reader is not None:
+            return _read_scheme(reader, params, signal)
         shown_path = params.path
         abs_path = resolve_path(params.path, tool_cwd(ctx))
         base_details: dict[str, Any] = {"path": abs_path}
@@ -99,7 +104,9 @@ class ReadTool(Tool):
                         "valid PNG, JPEG, GIF or WebP file; its contents are not shown.",
                         base_details,
                     )
-                data = fh.read() if st.st_size <= LEDGER_MAX_BYTES else None
+                data = _editor_text(ctx, abs_path)
+                if data is None:
+                    data = fh.read() if st.st_size <= LEDGER_MAX_BYTES else None
                 source = io.BytesIO(data) if data is not None else fh
                 result = _read_file(source, shown_path, abs_path, params, signal)
         except OSError as exc:
@@ -108,6 +115,14 @@ class ReadTool(Tool):
         if not result.is_error and data is not None and ledger is not None:
             ledger.record(Path(abs_path), data)
         return result
+
+
+def _editor_text(ctx: Any, abs_path: str) -> bytes | None:
+    """The file as the user's editor holds it (``ctx.files``), unsaved edits included;
+    None: read the disk."""
+    files = getattr(ctx, "files", None)
+    text = files.read_text(abs_path) if files is not None else None
+    return text.encode("utf-8", "surrogateescape") if text is not None else None
 
 
 def _read_artifact(params: ReadParams, signal: Any, ctx: Any) -> ToolResult:
@@ -133,6 +148,27 @@ def _read_artifact(params: ReadParams, signal: Any, ctx: Any) -> ToolResult:
     if isinstance(result.details, dict):
         result.details["artifact"] = reference
     return result
+
+
+def _scheme_reader(path: str, ctx: Any) -> Any:
+    """The reader a plugin put in the session's ``omp-tool-read.schemes`` for this
+    path's scheme (the MCP plugin's ``mcp://``), or None."""
+    scheme, sep, _ = path.partition("://")
+    state = getattr(ctx, "state", None) if sep else None
+    readers = state.get(SCHEMES_STATE) if isinstance(state, dict) else None
+    return readers.get(scheme) if isinstance(readers, dict) else None
+
+
+def _read_scheme(reader: Any, params: ReadParams, signal: Any) -> ToolResult:
+    """``reader(path)`` gives text (paged here like a file) or a whole ToolResult."""
+    try:
+        answer = reader(params.path)
+    except Exception as exc:
+        return ToolResult.error(f"Cannot read {params.path}: {exc}", {"path": params.path})
+    if isinstance(answer, ToolResult):
+        return answer
+    data = answer.encode("utf-8") if isinstance(answer, str) else bytes(answer)
+    return _read_file(io.BytesIO(data), params.path, params.path, params, signal)
 
 
 def _reason(exc: OSError) -> str:

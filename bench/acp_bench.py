@@ -1,0 +1,123 @@
+"""ACP: time from spawning ``omp acp`` to its answer to ``initialize``, the first
+``session/new``, and a prompt turn's round trip (``session/prompt`` sent to its
+response, with a scripted tool call and the streamed updates in between).
+
+    .venv/bin/python bench/acp_bench.py [--runs N] [--turns N] [--json]
+
+The client is the SDK's own (``acp.spawn_agent_process``). Every run gets a scratch
+HOME and agent directory and the scripted provider, so no model is called. A report:
+it exits 0 whatever it measures. Figures are min and median over ``--runs`` spawns;
+turns are timed within each run after a warm-up turn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, schema, spawn_agent_process, text_block
+
+READ = {"name": "read", "arguments": {"path": "notes.txt"}}
+SCRIPT = [
+    {"after_tool": "read", "text": "The notes say hello.", "repeat": True},
+    {"tool_calls": [READ], "repeat": True},
+]
+"""Every prompt: a read of notes.txt, then the answer."""
+
+
+class QuietClient:
+    def __init__(self) -> None:
+        self.updates = 0
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates += 1
+
+    async def request_permission(self, **kwargs: Any) -> Any:
+        return schema.RequestPermissionResponse(
+            outcome=schema.AllowedOutcome(outcome="selected", option_id="allow_once")
+        )
+
+    def on_connect(self, conn: Any) -> None:
+        pass
+
+
+async def one_run(root: Path, turns: int) -> dict[str, Any]:
+    work, home, agent = root / "work", root / "home", root / "agent"
+    for folder in (work, home, agent):
+        folder.mkdir(parents=True, exist_ok=True)
+    (work / "notes.txt").write_text("hello\n")
+    script = root / "script.jsonl"
+    script.write_text("".join(json.dumps(s) + "\n" for s in SCRIPT))
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "OMP_CODING_AGENT_DIR": str(agent),
+        "OLLAMA_HOST": "127.0.0.1:9",
+    }
+    omp = str(Path(sys.executable).with_name("omp"))
+    client = QuietClient()
+    spawned = time.perf_counter()
+    async with spawn_agent_process(
+        client, omp, "acp", "--script", str(script), env=env, cwd=work
+    ) as (conn, _process):
+        await conn.initialize(protocol_version=PROTOCOL_VERSION)
+        initialized = time.perf_counter() - spawned
+        start = time.perf_counter()
+        sid = (await conn.new_session(cwd=str(work), mcp_servers=[])).session_id
+        new_session = time.perf_counter() - start
+        times = []
+        for index in range(turns + 1):
+            start = time.perf_counter()
+            await conn.prompt(
+                session_id=sid, prompt=[text_block(f"what do the notes say? {index}")]
+            )
+            if index:  # the first turn warms up (first request, first tool call)
+                times.append(time.perf_counter() - start)
+    return {
+        "initialize": initialized,
+        "new_session": new_session,
+        "turns": times,
+        "updates": client.updates,
+    }
+
+
+def _fmt(values: list[float]) -> str:
+    return f"min {min(values) * 1000:7.1f} ms   median {statistics.median(values) * 1000:7.1f} ms"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--turns", type=int, default=10)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="omp-acp-bench-") as tmp:
+        asyncio.run(one_run(Path(tmp) / "warm-up", 1))
+        for index in range(args.runs):
+            runs.append(asyncio.run(one_run(Path(tmp) / f"run-{index}", args.turns)))
+    report = {
+        "spawn_to_initialize_s": [r["initialize"] for r in runs],
+        "session_new_s": [r["new_session"] for r in runs],
+        "prompt_turn_s": [t for r in runs for t in r["turns"]],
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"omp acp, {args.runs} spawns, {args.turns} timed turns each (read tool + answer):")
+    print(f"  spawn -> initialize answered   {_fmt(report['spawn_to_initialize_s'])}")
+    print(f"  session/new                    {_fmt(report['session_new_s'])}")
+    print(f"  session/prompt round trip      {_fmt(report['prompt_turn_s'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

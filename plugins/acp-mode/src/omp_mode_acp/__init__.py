@@ -1,0 +1,1 @@
+"""omp-mode-acp: the Agent Client Protocol server (``omp acp``, ``--mode acp``)."""

@@ -1,0 +1,40 @@
+"""Entry module: only the hooks, cheap to import (``omp --help`` loads it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import omp
+from omp.contrib import RunMode, Subcommand
+
+
+def _command(args: list[str], runtime: Any) -> Any:
+    from omp_mode_acp.launch import run_command
+
+    return run_command(args, runtime)
+
+
+async def _mode(session: Any, request: Any) -> int:
+    from omp_mode_acp.launch import run_mode
+
+    return await run_mode(session, request)
+
+
+@omp.hookimpl
+def omp_register_subcommands(api: Any) -> list[Subcommand]:
+    return [
+        Subcommand("acp", "serve the Agent Client Protocol on stdin/stdout (editors)", _command)
+    ]
+
+
+@omp.hookimpl
+def omp_register_modes(api: Any) -> list[RunMode]:
+    return [
+        RunMode(
+            "acp",
+            "Serve the Agent Client Protocol on stdin/stdout (editors)",
+            run=_mode,
+            has_ui=True,
+            reads_stdin=True,
+        )
+    ]

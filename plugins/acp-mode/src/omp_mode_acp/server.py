@@ -1,0 +1,164 @@
+"""The ACP agent: the SDK's ``acp.Agent`` interface over omp sessions, several at once
+on one connection. Each session gets its own runtime, built for its cwd with
+``omp.bootstrap`` as the CLI builds one."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError, schema
+
+from omp_mode_acp.session import AcpSession
+
+
+@dataclass
+class ServerConfig:
+    """What the command line gave: the CLI's flag values (model, thinking, tools,
+    --script, ...) and whether project code may load (``--trust``)."""
+
+    flags: dict[str, Any] = field(default_factory=dict)
+    trust: bool = False
+
+
+def _options(config: ServerConfig, **where: Any) -> Any:
+    from omp.bootstrap import SessionOptions
+
+    flags = config.flags
+    tools = flags.get("tools")
+    return SessionOptions(
+        model=flags.get("model"),
+        thinking=flags.get("thinking"),
+        tools=[t.strip() for t in tools.split(",") if t.strip()] if tools else None,
+        no_tools=bool(flags.get("no-tools")),
+        session_dir=flags.get("session-dir"),
+        system_prompt=flags.get("system-prompt"),
+        append_system_prompt=flags.get("append-system-prompt"),
+        flags=dict(flags),
+        mode_name="acp",
+        **where,
+    )
+
+
+def _build(config: ServerConfig, cwd: str, resume: str | None) -> Any:
+    """An AgentSession (not started) for ``cwd``; ``resume``: a saved session's id."""
+    from omp.bootstrap import RUNTIME_KINDS, load_runtime, open_session
+    from omp.errors import OmpError
+
+    folder = Path(cwd)
+    if not folder.is_absolute() or not folder.is_dir():
+        raise RequestError.invalid_params({"cwd": f"{cwd} is not an absolute directory"})
+    try:
+        runtime = load_runtime(cwd=folder, kinds=RUNTIME_KINDS, trust=config.trust)
+        return open_session(runtime, _options(config, resume=resume), has_ui=True)
+    except OmpError as exc:
+        raise RequestError.invalid_params({"details": str(exc)}) from None
+
+
+class OmpAgent:
+    """Implements ``acp.interfaces.Agent``."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.conn: Any = None
+        self.client_caps: Any = None
+        self.sessions: dict[str, AcpSession] = {}
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: Any = None,
+        client_info: Any = None,
+        **kwargs: Any,
+    ) -> schema.InitializeResponse:
+        from omp import __version__
+
+        self.client_caps = client_capabilities
+        return schema.InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=schema.AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=schema.PromptCapabilities(image=True, embedded_context=True),
+            ),
+            agent_info=schema.Implementation(name="omp", title="omp", version=__version__),
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        return None
+
+    async def _open(self, cwd: str, resume: str | None, mcp_servers: Any) -> AcpSession:
+        session = await asyncio.to_thread(_build, self.config, cwd, resume)
+        acp_session = AcpSession(self.conn, session, self.client_caps)
+        self.sessions[acp_session.id] = acp_session
+        if mcp_servers:
+            names = ", ".join(getattr(s, "name", "?") for s in mcp_servers)
+            print(
+                f"omp: MCP servers passed by the client are not supported yet; "
+                f"not connected: {names}",
+                file=sys.stderr,
+                flush=True,
+            )
+        return acp_session
+
+    async def new_session(
+        self, cwd: str, mcp_servers: Any = None, **kwargs: Any
+    ) -> schema.NewSessionResponse:
+        acp_session = await self._open(cwd, None, mcp_servers)
+        await acp_session.start()
+        return schema.NewSessionResponse(
+            session_id=acp_session.id,
+            modes=acp_session.modes(),
+            config_options=acp_session.config_options(),
+        )
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
+    ) -> schema.LoadSessionResponse:
+        previous = self.sessions.pop(session_id, None)
+        if previous is not None:
+            await previous.close()
+        acp_session = await self._open(cwd, session_id, mcp_servers)
+        await acp_session.replay()
+        await acp_session.start()
+        return schema.LoadSessionResponse(
+            modes=acp_session.modes(), config_options=acp_session.config_options()
+        )
+
+    def _session(self, session_id: str) -> AcpSession:
+        found = self.sessions.get(session_id)
+        if found is None:
+            raise RequestError.invalid_params({"sessionId": f"no session {session_id!r}"})
+        return found
+
+    async def prompt(self, prompt: list[Any], session_id: str, **kwargs: Any) -> Any:
+        stop = await self._session(session_id).prompt(prompt)
+        return schema.PromptResponse(stop_reason=stop)  # type: ignore[arg-type]
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        found = self.sessions.get(session_id)
+        if found is not None:
+            found.cancel()
+
+    async def set_session_mode(self, mode_id: str, session_id: str, **kwargs: Any) -> Any:
+        acp_session = self._session(session_id)
+        acp_session.set_mode(mode_id)
+        await acp_session.send(acp_session.mode_update())
+        return schema.SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: Any, **kwargs: Any
+    ) -> Any:
+        acp_session = self._session(session_id)
+        await acp_session.set_option(config_id, value)
+        return schema.SetSessionConfigOptionResponse(config_options=acp_session.config_options())
+
+    async def close(self) -> None:
+        for acp_session in list(self.sessions.values()):
+            await acp_session.close()
+        self.sessions.clear()

@@ -1,0 +1,241 @@
+"""One ACP session: an ``omp.runtime.AgentSession`` built as the CLI builds one, its
+events sent to the client as ``session/update`` notifications, and what the client
+asked for (prompts, cancel, mode, model, thinking level)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from typing import Any
+
+from acp import RequestError, schema
+from acp.helpers import (
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_available_commands,
+    update_current_mode,
+    update_tool_call,
+)
+from omp.api import THINKING_LEVELS
+
+from omp_mode_acp import updates
+from omp_mode_acp.client import AcpUI, ApprovalGate, ClientFiles
+from omp_mode_acp.prompt import prompt_input
+
+MODES = [
+    schema.SessionMode(
+        id="write", name="Default", description="Ask before tools that need approval"
+    ),
+    schema.SessionMode(id="always-ask", name="Ask", description="Ask before every tool call"),
+    schema.SessionMode(id="yolo", name="Never ask", description="Run every tool call unasked"),
+]
+STOP_REASONS = {"aborted": "cancelled", "length": "max_tokens"}
+SNAPSHOT_MAX_BYTES = 1 << 20
+"""A file ``write`` replaces is shown as a diff against its old text up to this size."""
+
+
+class AcpSession:
+    def __init__(self, conn: Any, session: Any, caps: Any) -> None:
+        self.conn = conn
+        self.session = session
+        self.id: str = session.session_file.session_id
+        self.cwd: str = session.cwd
+        self._running: asyncio.Task[Any] | None = None
+        self._cancelled = False
+        self._before: dict[str, str | None] = {}
+        self.gate = ApprovalGate(session.agent.approve, self._approved)
+        session.agent.approve = self.gate
+        session.ui = AcpUI(conn, self.id, self.cwd, self.gate.inner)
+        fs = getattr(caps, "fs", None) if caps is not None else None
+        if fs is not None and (fs.read_text_file or fs.write_text_file):
+            session.files = ClientFiles(
+                conn,
+                self.id,
+                asyncio.get_running_loop(),
+                bool(fs.read_text_file),
+                bool(fs.write_text_file),
+            )
+        if caps is not None and caps.terminal and "bash" in session.tools:
+            from omp_mode_acp.terminal import use_client_terminal
+
+            use_client_terminal(session, conn, self.id)
+        session.subscribe(self._on_event)
+
+    async def send(self, update: Any) -> None:
+        await self.conn.session_update(session_id=self.id, update=update)
+
+    async def start(self) -> None:
+        await self.session.start()
+        commands = [
+            schema.AvailableCommand(
+                name=c.name,
+                description=c.description or c.name,
+                input=schema.AvailableCommandInput(
+                    root=schema.UnstructuredCommandInput(hint=c.argument_hint)
+                )
+                if getattr(c, "argument_hint", None)
+                else None,
+            )
+            for c in sorted(self.session.commands.values(), key=lambda c: c.name)
+        ]
+        await self.send(update_available_commands(commands))
+
+    async def replay(self) -> None:
+        for update in updates.replay(self.session.agent.messages, self.cwd):
+            await self.send(update)
+
+    # -- what the client sees ------------------------------------------------------
+
+    def modes(self) -> schema.SessionModeState:
+        return schema.SessionModeState(current_mode_id=self.gate.inner.mode, available_modes=MODES)
+
+    def config_options(self) -> list[Any]:
+        session = self.session
+        registry, settings = session.models, session.settings.data
+        usable = [
+            m for m in registry.models if not registry.provider_of(m).unavailable_reason(settings)
+        ]
+        current = session.agent.model
+        if current is not None and current not in usable:
+            usable.insert(0, current)
+        models = schema.SessionConfigOptionSelect(
+            id="model",
+            name="Model",
+            category="model",
+            type="select",
+            current_value=current.key if current is not None else "",
+            options=[
+                schema.SessionConfigSelectOption(value=m.key, name=m.name or m.key) for m in usable
+            ],
+        )
+        thinking = schema.SessionConfigOptionSelect(
+            id="thinking",
+            name="Thinking",
+            category="thought_level",
+            type="select",
+            current_value=session.agent.thinking_level,
+            options=[schema.SessionConfigSelectOption(value=v, name=v) for v in THINKING_LEVELS],
+        )
+        return [models, thinking]
+
+    # -- what the client asks --------------------------------------------------------
+
+    def set_mode(self, mode_id: str) -> None:
+        if mode_id not in {m.id for m in MODES}:
+            raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}"})
+        self.gate.inner.mode = mode_id
+
+    async def set_option(self, config_id: str, value: Any) -> None:
+        if config_id == "model":
+            if not self.session.set_model(str(value)):
+                raise RequestError.invalid_params({"value": f"model {value!r} cannot be used"})
+        elif config_id == "thinking":
+            if value not in THINKING_LEVELS:
+                raise RequestError.invalid_params({"value": f"unknown thinking level {value!r}"})
+            self.session.set_thinking_level(value)
+        else:
+            raise RequestError.invalid_params({"configId": f"unknown option {config_id!r}"})
+
+    async def prompt(self, blocks: list[Any]) -> str:
+        if self._running is not None and not self._running.done():
+            raise RequestError.invalid_request({"details": "a prompt is already running"})
+        text, images = prompt_input(blocks)
+        session = self.session
+        before = len(session.agent.messages)
+        self._cancelled = False
+        self._running = asyncio.ensure_future(session.prompt(text, images))
+        try:
+            await self._running
+            await session.wait_for_idle()
+        except asyncio.CancelledError:
+            session.agent.abort()
+            raise
+        if self._cancelled:
+            return "cancelled"
+        added = session.agent.messages[before:]
+        last = next((m for m in reversed(added) if m.role == "assistant"), None)
+        if last is None:
+            return "end_turn"
+        if last.stop_reason == "error":
+            raise RequestError.internal_error({"details": last.error_message or "the model failed"})
+        return STOP_REASONS.get(last.stop_reason, "end_turn")
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        self.session.agent.abort()
+
+    async def close(self) -> None:
+        self.cancel()
+        await self.session.shutdown()
+
+    # -- events --------------------------------------------------------------------
+
+    async def _approved(self, call: Any) -> None:
+        await self.send(update_tool_call(call.id, status="in_progress"))
+
+    async def _on_event(self, event: Any) -> None:
+        kind = event.type
+        if kind == "message_update":
+            delta = event.assistant_message_event
+            if delta.get("type") == "text_delta" and delta.get("delta"):
+                await self.send(update_agent_message_text(delta["delta"]))
+            elif delta.get("type") == "thinking_delta" and delta.get("delta"):
+                await self.send(update_agent_thought_text(delta["delta"]))
+        elif kind == "tool_execution_start":
+            if event.tool_name == "write":
+                self._before[event.tool_call_id] = self._snapshot(event.args)
+            await self.send(
+                updates.call_started(event.tool_call_id, event.tool_name, event.args, self.cwd)
+            )
+        elif kind == "tool_execution_update":
+            content = updates.result_content(
+                event.tool_name, {}, event.partial_result, self.cwd, None
+            )
+            if content:
+                await self.send(
+                    update_tool_call(event.tool_call_id, status="in_progress", content=content)
+                )
+        elif kind == "tool_execution_end":
+            args = getattr(event, "args", None) or {}
+            before = self._before.pop(event.tool_call_id, None)
+            await self.send(
+                updates.call_finished(
+                    event.tool_call_id,
+                    event.tool_name,
+                    self._args_of(event.tool_call_id) or args,
+                    event.result,
+                    event.is_error,
+                    self.cwd,
+                    before,
+                )
+            )
+            if event.tool_name == updates.PLAN_TOOL and not event.is_error:
+                plan = updates.plan_of((event.result or {}).get("details"))
+                if plan is not None:
+                    await self.send(plan)
+        elif kind == "notice" and event.level != "info":
+            print(f"omp: {event.level}: {event.message}", file=sys.stderr, flush=True)
+
+    def _args_of(self, call_id: str) -> dict[str, Any] | None:
+        for message in reversed(self.session.agent.messages):
+            for call in getattr(message, "tool_calls", None) or []:
+                if call.id == call_id:
+                    return call.arguments
+        return None
+
+    def _snapshot(self, args: dict[str, Any]) -> str | None:
+        path = args.get("path")
+        if not isinstance(path, str):
+            return None
+        full = os.path.normpath(os.path.join(self.cwd, os.path.expanduser(path)))
+        try:
+            if os.path.getsize(full) > SNAPSHOT_MAX_BYTES:
+                return None
+            with open(full, encoding="utf-8", errors="replace") as handle:
+                return handle.read()
+        except OSError:
+            return None
+
+    def mode_update(self) -> Any:
+        return update_current_mode(self.gate.inner.mode)
