@@ -63,22 +63,26 @@ def _truncate_python(text: str, width: int, ellipsis: str) -> str:
 
 
 def wrap(text: str, width: int) -> list[str]:
-    """One line of ``text`` folded into lines of at most ``width`` cells (hard breaks)."""
+    """One line of ``text`` folded into lines of at most ``width`` cells, between words
+    where it can (a word longer than a line is cut)."""
     if width <= 0 or text_width(text) <= width:
         return [text]
-    if text.isascii():
-        return [text[i : i + width] for i in range(0, len(text), width)]
-    from rich.cells import get_character_cell_size
-
-    lines, line, used = [], [], 0
-    for char in text:
-        size = get_character_cell_size(char)
-        if used + size > width and line:
-            lines.append("".join(line))
-            line, used = [], 0
-        line.append(char)
+    lines: list[str] = []
+    line, used = "", 0
+    for word in re.split(r"(?<= )", text):
+        size = text_width(word)
+        if line and used + text_width(word.rstrip(" ")) > width:
+            lines.append(line.rstrip(" ") or line)
+            line, used = "", 0
+        while size > width:
+            head = truncate(word, width, "")
+            lines.append(head)
+            word = word[len(head) :]
+            size = text_width(word)
+        line += word
         used += size
-    lines.append("".join(line))
+    if line.strip(" ") or not lines:
+        lines.append(line.rstrip(" ") or line)
     return lines
 
 
@@ -99,6 +103,17 @@ def sanitize(text: str) -> str:
     (carriage returns, bells, backspaces) removed, tabs expanded."""
     if "\x1b" in text:
         text = strip_ansi(text)
-    if "\r\n" in text:
-        text = text.replace("\r\n", "\n")
+    if "\r" in text:
+        text = "\n".join(_overwritten(line) for line in text.replace("\r\n", "\n").split("\n"))
     return expand_tabs(_CONTROL.sub("", text))
+
+
+def _overwritten(line: str) -> str:
+    """What a terminal shows of a line redrawn with carriage returns (a progress bar):
+    the last redraw, over what it did not cover of the earlier ones."""
+    if "\r" not in line:
+        return line
+    shown = ""
+    for part in line.split("\r"):
+        shown = part + shown[len(part) :]
+    return shown
