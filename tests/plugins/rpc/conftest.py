@@ -28,10 +28,22 @@ HERE = Path(__file__).parent
 TIMEOUT = 20.0
 
 SCRIPT = [
+    {"when": "SUMMARIZE_ME", "text": "Summary: the user said hello.", "repeat": True},
     {"after_tool": "big", "text": "big done", "repeat": True},
     {"after_tool": "slow", "text": "slow done", "repeat": True},
     {"after_tool": "ask", "text": "asked", "repeat": True},
     {"after_tool": "echo_host", "text": "host done", "repeat": True},
+    {"after_tool": "forbidden_host", "text": "forbidden done", "repeat": True},
+    {
+        "when": "QUICKASK",
+        "tool_calls": [{"name": "ask", "arguments": {"timeout": 0.3}}],
+        "repeat": True,
+    },
+    {
+        "when": "FORBID",
+        "tool_calls": [{"name": "forbidden_host", "arguments": {}}],
+        "repeat": True,
+    },
     {"when": "BIG", "tool_calls": [{"name": "big", "arguments": {}}], "repeat": True},
     {
         "when": "SLOW",
@@ -214,7 +226,7 @@ class RpcClient:
 
     def ok(self, kind: str, **fields: Any) -> Any:
         response = self.request(kind, **fields)
-        assert response["success"] is True, response
+        assert response["success"] is True, response["error"]
         assert response["command"] == kind
         return response.get("data")
 

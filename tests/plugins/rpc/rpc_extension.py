@@ -11,6 +11,10 @@ class NoArgs(BaseModel):
     pass
 
 
+class AskArgs(BaseModel):
+    timeout: float = 30
+
+
 class SlowArgs(BaseModel):
     n: int = 0
     seconds: float = 0.6
@@ -29,13 +33,19 @@ def omp_register_tools(api):
         return ToolResult.text(f"slow {params.n} finished")
 
     async def ask(call_id, params, signal, on_update, ctx):
-        confirmed = await ctx.ui.confirm("Proceed?", "Really go on?", timeout=30)
-        return ToolResult.text(f"confirmed={confirmed}")
+        ctx.ui.notify("asking now", "warning")
+        ctx.ui.set_status("phase", "asking")
+        ctx.ui.set_widget("todo", ["one", "two"])
+        ctx.ui.set_editor_text("draft text")
+        confirmed = await ctx.ui.confirm(
+            "Proceed?", "Really go on?", timeout=params.timeout, signal=signal
+        )
+        return ToolResult.text(f"confirmed={confirmed} has_ui={ctx.has_ui}")
 
     return [
         Tool(name="big", description="A huge result", parameters=NoArgs, execute=big),
         Tool(name="slow", description="Takes a while", parameters=SlowArgs, execute=slow),
-        Tool(name="ask", description="Asks the user", parameters=NoArgs, execute=ask),
+        Tool(name="ask", description="Asks the user", parameters=AskArgs, execute=ask),
     ]
 
 
@@ -43,3 +53,9 @@ def omp_register_tools(api):
 def omp_session_start(ctx):
     print("a plugin printing to stdout must not corrupt the protocol")
     sys.stdout.flush()
+
+
+@omp.hookimpl
+def omp_tool_call(event):
+    if event.tool_name == "forbidden_host":
+        return {"block": True, "reason": "blocked by the test hook"}

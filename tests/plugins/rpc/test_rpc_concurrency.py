@@ -1,0 +1,184 @@
+"""Ordering under concurrency, the extension UI sub-protocol (§2.7) and host tools
+(§2.8), against one shared rpc process."""
+
+from __future__ import annotations
+
+import time
+
+ECHO_HOST = {
+    "name": "echo_host",
+    "description": "Echo text back, run by the RPC host",
+    "parameters": {
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"],
+    },
+}
+FORBIDDEN_HOST = {
+    "name": "forbidden_host",
+    "description": "A host tool a plugin's tool_call hook blocks",
+    "parameters": {"type": "object", "properties": {}},
+}
+
+
+def _users(frames):
+    return [
+        f["message"]["content"]
+        for f in frames
+        if f["type"] == "message_start" and f["message"]["role"] == "user"
+    ]
+
+
+def test_steer_during_a_tool_batch_is_delivered_after_the_tools(rpc):
+    start = rpc.mark()
+    assert rpc.request("prompt", message="SLOW batch")["success"] is True
+    rpc.wait_for(lambda f: f["type"] == "tool_execution_start", start)
+    assert rpc.ok("steer", message="STEERED now") is None
+    end = rpc.wait_for(lambda f: f["type"] == "agent_end", start)
+    frames = rpc.since(start)
+    kinds = [
+        (f["type"], f["message"].get("content") if isinstance(f.get("message"), dict) else None)
+        for f in frames
+    ]
+    steered = kinds.index(("message_start", "STEERED now"))
+    last_tool_end = max(i for i, (k, _) in enumerate(kinds) if k == "tool_execution_end")
+    assert steered > last_tool_end
+    assert [m.get("content") for m in end["messages"] if m["role"] == "user"] == [
+        "SLOW batch",
+        "STEERED now",
+    ]
+
+
+def test_prompt_while_streaming_needs_streaming_behavior(rpc):
+    start = rpc.mark()
+    rpc.request("prompt", message="DELAY first")
+    rpc.wait_for(lambda f: f["type"] == "agent_start", start)
+    refused = rpc.request("prompt", message="second")
+    assert refused["success"] is False and refused["command"] == "prompt"
+    assert "streamingBehavior" in refused["error"]
+    queued = rpc.request("prompt", message="FOLLOW later", streamingBehavior="followUp")
+    assert queued["success"] is True
+    assert rpc.ok("get_state")["isStreaming"] is True
+    rpc.wait_for(lambda f: f["type"] == "agent_end", start)
+    assert _users(rpc.since(start)) == ["DELAY first", "FOLLOW later"]
+
+
+def test_abort_ends_the_run_as_aborted(rpc):
+    start = rpc.mark()
+    rpc.request("prompt", message="DELAY forever")
+    rpc.wait_for(lambda f: f["type"] == "agent_start", start)
+    assert rpc.ok("abort") is None
+    end = rpc.wait_for(lambda f: f["type"] == "agent_end", start, timeout=5)
+    assert end["messages"][-1]["stopReason"] == "aborted"
+
+
+def test_abort_bash_overtakes_a_running_bash(rpc):
+    bash_id = rpc.next_id()
+    start = rpc.mark()
+    began = time.monotonic()
+    rpc.send({"id": bash_id, "type": "bash", "command": "sleep 30"})
+    time.sleep(0.3)
+    assert rpc.ok("abort_bash") is None
+    result = rpc.wait_for(lambda f: f.get("id") == bash_id, start, timeout=10)
+    assert time.monotonic() - began < 10
+    assert result["success"] is True and result["data"]["cancelled"] is True
+
+
+def test_extension_ui_round_trip_and_decorations(rpc):
+    start = rpc.mark()
+    rpc.request("prompt", message="ASK me")
+    ask = rpc.wait_for(
+        lambda f: f["type"] == "extension_ui_request" and f["method"] == "confirm", start
+    )
+    assert (ask["title"], ask["message"], ask["timeout"]) == ("Proceed?", "Really go on?", 30000)
+    assert isinstance(ask["id"], str) and ask["id"].isdigit()
+    rpc.send({"type": "extension_ui_response", "id": "no-such-dialog", "confirmed": False})
+    rpc.send({"type": "extension_ui_response", "id": ask["id"], "confirmed": True})
+    end = rpc.wait_for(lambda f: f["type"] == "tool_execution_end", start)
+    assert end["result"]["content"][0]["text"] == "confirmed=True has_ui=False"
+    rpc.wait_for(lambda f: f["type"] == "agent_end", start)
+    requests = {f["method"]: f for f in rpc.since(start) if f["type"] == "extension_ui_request"}
+    assert requests["notify"]["message"] == "asking now"
+    assert requests["notify"]["notifyType"] == "warning"
+    assert (requests["setStatus"]["statusKey"], requests["setStatus"]["statusText"]) == (
+        "phase",
+        "asking",
+    )
+    assert requests["setWidget"]["widgetKey"] == "todo"
+    assert requests["setWidget"]["widgetLines"] == ["one", "two"]
+    assert requests["set_editor_text"]["text"] == "draft text"
+
+
+def test_dialog_timeout_takes_the_default_and_withdraws_the_request(rpc):
+    start = rpc.mark()
+    rpc.request("prompt", message="QUICKASK me")
+    end = rpc.wait_for(lambda f: f["type"] == "tool_execution_end", start)
+    assert end["result"]["content"][0]["text"].startswith("confirmed=False")
+    frames = rpc.since(start)
+    ask = next(f for f in frames if f.get("method") == "confirm")
+    cancel = next(f for f in frames if f.get("method") == "cancel")
+    assert cancel["targetId"] == ask["id"]
+    rpc.wait_for(lambda f: f["type"] == "agent_end", start)
+
+
+def test_host_tool_called_by_the_model(rpc):
+    assert rpc.ok("set_host_tools", tools=[ECHO_HOST, FORBIDDEN_HOST]) == {
+        "toolNames": ["echo_host", "forbidden_host"]
+    }
+    start = rpc.mark()
+    rpc.request("prompt", message="HOST please")
+    call = rpc.wait_for(lambda f: f["type"] == "host_tool_call", start)
+    assert call["toolName"] == "echo_host" and call["arguments"] == {"text": "ping"}
+    assert call["toolCallId"]
+    rpc.send(
+        {
+            "type": "host_tool_update",
+            "id": call["id"],
+            "partialResult": {"content": [{"type": "text", "text": "working"}]},
+        }
+    )
+    rpc.wait_for(lambda f: f["type"] == "tool_execution_update", start)
+    rpc.send(
+        {
+            "type": "host_tool_result",
+            "id": call["id"],
+            "result": {"content": [{"type": "text", "text": "pong"}], "details": {"n": 1}},
+        }
+    )
+    end = rpc.wait_for(lambda f: f["type"] == "tool_execution_end", start)
+    assert end["toolCallId"] == call["toolCallId"]
+    assert end["result"]["content"] == [{"type": "text", "text": "pong"}]
+    assert end["result"]["details"] == {"n": 1} and end["isError"] is False
+    update = next(f for f in rpc.since(start) if f["type"] == "tool_execution_update")
+    assert update["partialResult"]["content"][0]["text"] == "working"
+    rpc.wait_for(lambda f: f["type"] == "agent_end", start)
+
+
+def test_host_tools_are_seen_by_hooks_and_cancelled_on_abort(rpc):
+    start = rpc.mark()
+    frames = rpc.run("FORBID it")
+    end = next(f for f in frames if f["type"] == "tool_execution_end")
+    assert end["isError"] is True
+    assert end["result"]["content"][0]["text"] == "blocked by the test hook"
+    assert not any(f["type"] == "host_tool_call" for f in frames)
+
+    start = rpc.mark()
+    rpc.request("prompt", message="HOST again")
+    call = rpc.wait_for(lambda f: f["type"] == "host_tool_call", start)
+    rpc.ok("abort")
+    cancel = rpc.wait_for(lambda f: f["type"] == "host_tool_cancel", start)
+    assert cancel["targetId"] == call["id"] and cancel["id"] != call["id"]
+    rpc.wait_for(lambda f: f["type"] == "agent_end", start)
+    assert rpc.ok("set_host_tools", tools=[]) == {"toolNames": []}
+    clash = rpc.request("set_host_tools", tools=[{**ECHO_HOST, "name": "slow"}])
+    assert clash["success"] is False and "already registered" in clash["error"]
+
+
+def test_rpc_ui_mode_tells_tools_there_is_a_ui(fresh_rpc):
+    client = fresh_rpc(mode="rpc-ui")
+    start = client.mark()
+    client.request("prompt", message="ASK me")
+    ask = client.wait_for(lambda f: f.get("method") == "confirm", start)
+    client.send({"type": "extension_ui_response", "id": ask["id"], "cancelled": True})
+    end = client.wait_for(lambda f: f["type"] == "tool_execution_end", start)
+    assert end["result"]["content"][0]["text"] == "confirmed=False has_ui=True"
