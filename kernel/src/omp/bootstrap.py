@@ -91,6 +91,14 @@ class SessionOptions:
     thinking: str | None = None
     tools: list[str] | None = None
     no_tools: bool = False
+    no_builtin_tools: bool = False
+    """Offer none of the tools of omp's own distributions (plugins' and extensions' stay)."""
+    offline: bool = False
+    """No network beyond the model: tools marked ``network`` are not offered."""
+    provider: str | None = None
+    """Pick the model within this provider (its first model without ``model``)."""
+    models: list[str] | None = None
+    """Patterns of the models to cycle through (else the ``enabledModels`` setting)."""
     continue_recent: bool = False
     resume: str | None = None
     session_path: str | None = None
@@ -121,7 +129,11 @@ def _split_thinking(pattern: str) -> tuple[str, str | None]:
 
 
 def _select_model(
-    runtime: Runtime, models: Any, options: SessionOptions, session_model: str | None
+    runtime: Runtime,
+    models: Any,
+    options: SessionOptions,
+    session_model: str | None,
+    scoped: list[Any] | None = None,
 ) -> tuple[Any, str | None, list[str]]:
     """The model, a thinking level from a ``:level`` suffix, and notices to announce
     (every fallback from what was configured to something else is said out loud)."""
@@ -129,6 +141,12 @@ def _select_model(
     require_providers(runtime)
     api_key = options.flags.get("api-key")
     pattern = options.model or None
+    if options.provider:
+        from omp.scoped_models import within_provider
+
+        models = within_provider(models, options.provider)
+        if not pattern and models.models:
+            pattern = models.models[0].key
     requested = [
         (flag, provider)
         for provider in models.providers.values()
@@ -137,6 +155,8 @@ def _select_model(
     if requested and not pattern:
         flag, provider = requested[0]
         pattern = provider.models[0].key if provider.models else provider.name
+    if scoped and not pattern and not session_model:
+        pattern = scoped[0].key
     if api_key and not pattern:
         raise UsageError("--api-key needs --model: name the model whose provider it is for")
     if pattern:
@@ -224,7 +244,11 @@ def _open_session_file(runtime: Runtime, options: SessionOptions) -> Any:
         path = Path(options.session_path).expanduser()
         if not path.is_absolute():
             path = runtime.cwd / path
-        return SessionFile.open(path) if path.exists() else SessionFile.create(cwd, path)
+        if path.exists():
+            return SessionFile.open(path)
+        if is_session_path(options.session_path):
+            return SessionFile.create(cwd, path)
+        return SessionFile.open(find_session(directory, options.session_path))
     if options.resume:
         return SessionFile.open(find_session(directory, options.resume))
     if options.fork:
@@ -245,6 +269,64 @@ def _open_session_file(runtime: Runtime, options: SessionOptions) -> Any:
     return SessionFile.create(cwd, new_session_path(directory, session_id), session_id=session_id)
 
 
+def is_session_path(raw: str | os.PathLike[str]) -> bool:
+    """Whether ``--session`` names a file (a ``Path``, a path separator or ``.jsonl``:
+    created when missing) rather than a saved session's id prefix."""
+    if not isinstance(raw, str):
+        return True
+    return "/" in raw or os.sep in raw or raw.endswith(".jsonl") or raw.startswith("~")
+
+
+def _tool_registry(runtime: Runtime, options: SessionOptions) -> Any:
+    from omp.tools import ToolRegistry
+
+    tools = ToolRegistry(runtime.contributions.of("tools"))
+    if options.no_tools:
+        tools.set_active([])
+    elif options.tools is not None:
+        tools.set_active(options.tools)
+    elif options.no_builtin_tools:
+        shipped = builtin_plugins(runtime)
+        owners = {t.name: p for p, t in runtime.contributions.items.get("tools", [])}
+        tools.set_active(n for n in tools.active_names() if owners.get(n) not in shipped)
+    if options.offline:
+        tools.set_active(n for n in tools.active_names() if not tools.get(n).network)
+    return tools
+
+
+def builtin_plugins(runtime: Runtime) -> set[str]:
+    """Names of the plugins loaded from omp's own distributions (those the ``omp``
+    distribution requires); none when omp is installed without it."""
+    import re
+    from importlib.metadata import PackageNotFoundError, requires
+
+    try:
+        wanted = requires("omp") or []
+    except PackageNotFoundError:
+        return set()
+    shipped = {_normal(re.split(r"[\s<>=!~;\[(]", line, maxsplit=1)[0]) for line in wanted}
+    return {
+        record.name
+        for record in runtime.host.records
+        if record.source.startswith("entry point (")
+        and _normal(record.source[len("entry point (") : -1]) in shipped
+    }
+
+
+def _normal(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
+
+
+def scoped_models(runtime: Runtime, models: Any, options: SessionOptions) -> list[Any]:
+    """``--models`` (else the ``enabledModels`` setting), resolved; [] when neither."""
+    from omp.scoped_models import resolve_scoped, split_patterns
+
+    if options.models is not None:
+        return resolve_scoped(models, split_patterns(options.models), "--models")
+    setting = split_patterns(runtime.settings.get("enabledModels"))
+    return resolve_scoped(models, setting, "the enabledModels setting") if setting else []
+
+
 def open_session(
     runtime: Runtime, options: SessionOptions, *, ui: Any = None, has_ui: bool = False
 ) -> Any:
@@ -252,19 +334,15 @@ def open_session(
     from omp.resources import source_enabled
     from omp.runtime import AgentSession
     from omp.system_prompt import build_system_prompt, read_text_or_file
-    from omp.tools import ToolRegistry
 
     contributions = runtime.contributions
     runtime.api._set_flags(options.flags)
     models = model_registry(runtime)
-    tools = ToolRegistry(contributions.of("tools"))
-    if options.no_tools:
-        tools.set_active([])
-    elif options.tools is not None:
-        tools.set_active(options.tools)
+    tools = _tool_registry(runtime, options)
+    scoped = scoped_models(runtime, models, options)
     session_file = _open_session_file(runtime, options)
     state = session_file.build_context()
-    model, suffix_level, notices = _select_model(runtime, models, options, state.model)
+    model, suffix_level, notices = _select_model(runtime, models, options, state.model, scoped)
     thinking = (
         options.thinking
         or suffix_level
@@ -306,8 +384,10 @@ def open_session(
         thinking_level=thinking,
         renderers={(r.kind, r.name): r for r in contributions.of("renderers")},
         restored=state,
+        shortcuts={s.key: s for s in contributions.of("shortcuts")},
     )
     session.startup_notices.extend(notices)
+    session.scoped_models = scoped
     if thinking != (state.thinking_level or "off"):
         session_file.append_thinking_level_change(thinking)
     return session

@@ -14,6 +14,12 @@ class ModeRequest:
 
     prompts: list[str] = field(default_factory=list)
     verbose: bool = False
+    images: list[Any] = field(default_factory=list)
+    """Images attached with ``@path`` arguments: they go with the first prompt (as
+    ``session.prompt(text, images=...)``); the files' text is already in it."""
+    pick_session: bool = False
+    """``--resume`` (or ``--session``) without an id, in a terminal: the mode opens its
+    session picker before the first prompt (the session given is a new, empty one)."""
 
 
 def run_mode(mode: Any, session: Any, request: ModeRequest) -> int:
@@ -44,18 +50,18 @@ def run_mode(mode: Any, session: Any, request: ModeRequest) -> int:
             raise Stopped(signals.received) from None
 
 
-async def run_prompts(session: Any, prompts: list[str]) -> Any:
+async def run_prompts(session: Any, prompts: list[str], images: list[Any] | None = None) -> Any:
     """Start the session, run each prompt to the end (stopping after one that failed);
     the last assistant message these prompts produced (None if none did, e.g. a slash
-    command or a handled input)."""
+    command or a handled input). ``images`` go with the first prompt."""
     from omp.loop import messages_after
 
     await session.start()
     messages = session.agent.messages
     start = messages[-1] if messages else None
-    for prompt in prompts:
+    for index, prompt in enumerate(prompts):
         before = session.agent.messages[-1] if session.agent.messages else None
-        await session.prompt(prompt)
+        await session.prompt(prompt, images=(images or None) if index == 0 else None)
         await session.wait_for_idle()
         if (
             session.shutdown_requested

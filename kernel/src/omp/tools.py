@@ -47,7 +47,8 @@ class Tool:
     ``exclusive`` tools never run beside another tool; ``hidden`` tools are registered
     but not offered to the model unless activated by name (omp's default-inactive);
     ``requires_approval`` tools ask the user before each call (see the
-    ``tool_approval_requested`` hook). ``render_call(args, options)`` and
+    ``tool_approval_requested`` hook); ``network`` tools reach beyond the machine and
+    are not offered with ``--offline``. ``render_call(args, options)`` and
     ``render_result(result, options)``, when given, return the lines a UI shows for a
     call and its result instead of the default view.
     """
@@ -59,6 +60,7 @@ class Tool:
     exclusive: bool = False
     hidden: bool = False
     requires_approval: bool = False
+    network: bool = False
     render_call: Callable[[Any, Any], Any] | None = None
     render_result: Callable[[Any, Any], Any] | None = None
 

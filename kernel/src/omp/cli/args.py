@@ -31,8 +31,31 @@ BUILTIN_FLAGS: list[Flag] = [
         "string",
         metavar="LEVEL",
     ),
+    Flag(
+        "provider",
+        "Use this provider: its first model, or --model resolved among its models",
+        "string",
+        metavar="NAME",
+    ),
+    Flag(
+        "models",
+        "Models Ctrl+P cycles through (patterns or globs); the first is used without --model",
+        "string",
+        metavar="A,B",
+    ),
+    Flag(
+        "list-models",
+        "List available models (optionally matching SEARCH) and exit",
+        "string",
+        metavar="[SEARCH]",
+    ),
     Flag("tools", "Offer only these tools to the model (comma-separated)", "string", metavar="A,B"),
     Flag("no-tools", "Offer no tools to the model"),
+    Flag("no-builtin-tools", "Offer none of omp's own tools (plugins' and extensions' stay)"),
+    Flag(
+        "offline",
+        "No network beyond the model: web tools off, no index lookups (also OMP_OFFLINE=1)",
+    ),
     Flag(
         "extension",
         "Load a single-file extension (repeatable)",
@@ -49,12 +72,18 @@ BUILTIN_FLAGS: list[Flag] = [
     Flag("continue", "Continue the most recent session of this directory", short="-c"),
     Flag(
         "resume",
-        "Resume the session whose id (or file name) starts with ID",
+        "Resume the session whose id (or file name) starts with ID; without ID, pick one "
+        "(in a terminal)",
         "string",
         short="-r",
-        metavar="ID",
+        metavar="[ID]",
     ),
-    Flag("session", "Use this session file (created if missing)", "string", metavar="PATH"),
+    Flag(
+        "session",
+        "Use this session file (created if missing), or the saved session whose id starts with ID",
+        "string",
+        metavar="[PATH|ID]",
+    ),
     Flag(
         "fork",
         "Fork a saved session (id prefix or path) into a new session file and go on there",
@@ -87,6 +116,9 @@ BUILTIN_FLAGS: list[Flag] = [
     Flag("help", "Show this help and exit", short="-h"),
 ]
 REPEATABLE = {"extension"}
+OPTIONAL_VALUE = {"resume", "session", "list-models"}
+"""Flags whose value may be left out (``--resume`` alone opens the picker): they take
+the next token only when it does not start with ``-``, and are ``True`` without one."""
 SUBCOMMANDS = {
     "plugins": "List loaded plugins, where they came from and their hooks",
     "models": "List available models (optionally matching SEARCH) and which can be used",
@@ -106,13 +138,8 @@ instead of becoming three prompts to the model."""
 def first_word(argv: Sequence[str]) -> tuple[str | None, list[str]]:
     """The first positional argument (a command's name, or a prompt) after the built-in
     flags and their values, and every argument after it."""
-    takes_value = {
-        spelling
-        for f in BUILTIN_FLAGS
-        if f.type != "boolean"
-        for spelling in (f"--{f.name}", f.short)
-        if spelling
-    }
+    takes_value = _spellings(lambda f: f.type != "boolean" and f.name not in OPTIONAL_VALUE)
+    optional = _spellings(lambda f: f.name in OPTIONAL_VALUE)
     args = list(argv)
     index = 0
     while index < len(args):
@@ -121,8 +148,22 @@ def first_word(argv: Sequence[str]) -> tuple[str | None, list[str]]:
             return None, []
         if not token.startswith("-") or token == "-":
             return token, args[index + 1 :]
-        index += 2 if token in takes_value else 1
+        if token in optional:
+            following = args[index + 1] if index + 1 < len(args) else "-"
+            index += 1 if following.startswith("-") else 2
+        else:
+            index += 2 if token in takes_value else 1
     return None, []
+
+
+def _spellings(wanted: Any) -> set[str]:
+    return {
+        spelling
+        for f in BUILTIN_FLAGS
+        if wanted(f)
+        for spelling in (f"--{f.name}", f.short)
+        if spelling
+    }
 
 
 def export_command(argv: Sequence[str]) -> list[str] | None:
@@ -131,7 +172,12 @@ def export_command(argv: Sequence[str]) -> list[str] | None:
     target = prescan(argv, "export")
     if not target:
         return None
-    source = [*prescan(argv, "session"), *prescan(argv, "resume")]  # type: ignore[misc]
+    source = [
+        value
+        for name in ("session", "resume")
+        for value in prescan(argv, name)  # type: ignore[union-attr]
+        if isinstance(value, str)
+    ]
     return ["export", *source[-1:], target[-1]]  # type: ignore[index]
 
 
@@ -166,7 +212,9 @@ def prescan(argv: Sequence[str], name: str) -> list[str] | bool:
             if flag.type != "boolean":
                 if eq:
                     values.append(tail)
-                elif index + 1 < len(args):
+                elif index + 1 < len(args) and not (
+                    flag.name in OPTIONAL_VALUE and args[index + 1].startswith("-")
+                ):
                     values.append(args[index + 1])
     return values if flag.type != "boolean" else found
 
@@ -187,6 +235,7 @@ def build_parser(plugin_flags: list[Flag]) -> argparse.ArgumentParser:
         else:
             kind = int if flag.type == "integer" else str
             action = "append" if flag.name in REPEATABLE else "store"
+            optional = {"nargs": "?", "const": True} if flag.name in OPTIONAL_VALUE else {}
             parser.add_argument(
                 *names,
                 dest=dest,
@@ -194,6 +243,7 @@ def build_parser(plugin_flags: list[Flag]) -> argparse.ArgumentParser:
                 action=action,
                 default=flag.default,
                 metavar=flag.metavar or "VALUE",
+                **optional,
             )
     parser.add_argument("messages", nargs="*")
     return parser

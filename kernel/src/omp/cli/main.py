@@ -88,6 +88,9 @@ def _run(argv: list[str], own_process: bool = False) -> int:
     if not cwd.is_dir():
         raise UsageError(f"--cwd {cwd} is not a directory")
     wants_help = bool(cli_args.prescan(argv, "help"))
+    offline = bool(cli_args.prescan(argv, "offline")) or _truthy(os.environ.get("OMP_OFFLINE"))
+    if offline:
+        _go_offline()
     word, rest = cli_args.first_word(argv)
     if (exported := cli_args.export_command(argv)) is not None:
         word, rest = "sessions", exported
@@ -129,16 +132,20 @@ def _run(argv: list[str], own_process: bool = False) -> int:
         )
         return 0
     parsed = cli_args.parse(argv, plugin_flags)
+    if offline:
+        parsed.values["offline"] = True
     runtime.api._set_flags(parsed.values)
     if parsed["version"]:
         from omp import __version__
 
         print(f"omp {__version__}")
         return 0
-    if parsed.subcommand == "models":
+    if parsed.subcommand == "models" or parsed["list-models"] is not None:
         from omp.cli.models_cmd import print_models
 
-        return print_models(runtime, " ".join(parsed.messages))
+        search = parsed["list-models"]
+        words = [search] if isinstance(search, str) else []
+        return print_models(runtime, " ".join([*words, *parsed.messages]))
     if parsed.subcommand == "plugins":
         from omp.cli.plugins_cmd import print_plugins
 
@@ -146,16 +153,21 @@ def _run(argv: list[str], own_process: bool = False) -> int:
     _report_plugin_problems(runtime, verbose=bool(parsed["verbose"]))
     require_providers(runtime)
     mode_name = _choose_mode(parsed, runtime.modes)
-    prompts = _prompts(parsed)
     mode = runtime.modes[mode_name]
+    pick_session = _wants_picker(parsed, mode)
+    attached, prompts = _prompts(parsed, runtime.cwd, read_stdin=not mode.reads_stdin)
     options = SessionOptions(
         model=parsed["model"],
         thinking=parsed["thinking"],
         tools=_split(parsed["tools"]) if parsed["tools"] is not None else None,
         no_tools=bool(parsed["no-tools"]),
+        no_builtin_tools=bool(parsed["no-builtin-tools"]),
+        offline=offline,
+        provider=parsed["provider"],
+        models=parsed["models"],
         continue_recent=bool(parsed["continue"]),
-        resume=parsed["resume"],
-        session_path=parsed["session"],
+        resume=None if pick_session else parsed["resume"],
+        session_path=None if pick_session else parsed["session"],
         fork=parsed["fork"],
         no_session=bool(parsed["no-session"]),
         session_dir=parsed["session-dir"],
@@ -175,11 +187,19 @@ def _run(argv: list[str], own_process: bool = False) -> int:
         raise UsageError("use only one of --continue, --resume, --session, --fork and --no-session")
     check_session_paths(runtime, options)
     session = open_session(runtime, options, has_ui=mode.has_ui)
+    from omp.cli.attachments import check_images
+
+    check_images(attached, session.agent.model)
     if mode.make_ui is not None:
         session.ui = mode.make_ui(session)
     from omp.modes import ModeRequest, run_mode
 
-    request = ModeRequest(prompts=prompts, verbose=bool(parsed["verbose"]))
+    request = ModeRequest(
+        prompts=prompts,
+        verbose=bool(parsed["verbose"]),
+        images=attached.images,
+        pick_session=pick_session,
+    )
     if own_process:
         _started()
     return run_mode(mode, session, request)
@@ -220,7 +240,7 @@ def _choose_mode(parsed: Any, modes: dict[str, Any]) -> str:
 
     requested = parsed["mode"]
     if requested in (None, "text"):
-        interactive = sys.stdin.isatty() and not parsed["print"]
+        interactive = sys.stdin.isatty() and sys.stdout.isatty() and not parsed["print"]
         requested = "interactive" if interactive else "print"
     if requested not in modes:
         installed = ", ".join(sorted(modes)) or "none"
@@ -235,16 +255,48 @@ def _choose_mode(parsed: Any, modes: dict[str, Any]) -> str:
     return requested
 
 
-def _prompts(parsed: Any) -> list[str]:
-    """Each message argument is one prompt, run in order (as omp does: ``omp -p "/seqthink
-    3" "fix it"`` runs a command, then a prompt); piped stdin joins the first (or is the
-    prompt on its own)."""
-    prompts = [m for m in parsed.messages if m.strip()]
-    if not sys.stdin.isatty() and (not prompts or _stdin_ready()):
+def _prompts(parsed: Any, cwd: Path, read_stdin: bool = True) -> tuple[Any, list[str]]:
+    """The ``@path`` attachments, and the prompts: each message argument is one prompt,
+    run in order (as omp does: ``omp -p "/seqthink 3" "fix it"`` runs a command, then a
+    prompt); piped stdin joins the first (or is the prompt on its own); the attached
+    files' text goes ahead of the first."""
+    from omp.cli.attachments import first_prompt, read_attachments, split_file_arguments
+
+    paths, messages = split_file_arguments(parsed.messages)
+    attached = read_attachments(paths, cwd)
+    prompts = [m for m in messages if m.strip()]
+    if read_stdin and not sys.stdin.isatty() and (not prompts or _stdin_ready()):
         piped = sys.stdin.read()
         if piped.strip():
             prompts = [f"{prompts[0]}\n\n{piped}", *prompts[1:]] if prompts else [piped]
-    return prompts
+    return attached, first_prompt(attached, prompts)
+
+
+def _wants_picker(parsed: Any, mode: Any) -> bool:
+    """``--resume``/``--session`` without an id: a mode with a UI on a terminal picks
+    the session; anywhere else there is nobody to pick, which is a usage error."""
+    from omp.errors import UsageError
+
+    bare = [name for name in ("resume", "session") if parsed[name] is True]
+    if not bare:
+        return False
+    if mode.has_ui and sys.stdin.isatty():
+        return True
+    raise UsageError(
+        f"--{bare[0]} without an id picks a session in a terminal; give an id or a path "
+        "(`omp sessions` lists them)"
+    )
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _go_offline() -> None:
+    """What this process starts inherits it too: ``OMP_OFFLINE`` for plugins, and no
+    package index for pip (a plugin install takes local paths and wheels only)."""
+    os.environ["OMP_OFFLINE"] = "1"
+    os.environ["PIP_NO_INDEX"] = "1"
 
 
 def _stdin_ready(wait: float = 0.2) -> bool:

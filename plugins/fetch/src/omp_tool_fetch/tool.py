@@ -54,6 +54,7 @@ class Download:
 class FetchTool(Tool):
     name = "fetch"
     label = "Fetch"
+    network = True
     description = (
         "Fetch an http(s) URL. HTML comes back as Markdown, JSON pretty-printed, text as is. "
         f"Output is cut at {MAX_OUTPUT_LINES} lines / 50 KB; the full text is then saved "

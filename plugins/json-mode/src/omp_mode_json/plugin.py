@@ -37,7 +37,7 @@ async def run_json(session: Any, request: Any) -> int:
         return 2
     _write(session.session_file.header)
     session.subscribe(lambda event: _write(event.model_dump(mode="json", exclude_none=True)))
-    final = await run_prompts(session, request.prompts)
+    final = await run_prompts(session, request.prompts, request.images)
     if session.abort_message:
         return 1
     return 1 if final is not None and final.stop_reason in ("error", "aborted") else 0

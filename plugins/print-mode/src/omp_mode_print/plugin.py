@@ -2,6 +2,7 @@
 
 Warnings, errors, retries and plugin failures go to stderr as they happen; with
 ``--verbose`` so do tool calls (through a tool's registered renderer when it has one).
+On a terminal, stderr also shows a spinner while the agent works (``busy``).
 """
 
 from __future__ import annotations
@@ -90,12 +91,24 @@ async def run_print(session: Any, request: Any) -> int:
         print("omp: no prompt given: pass text after -p, or pipe it on stdin", file=sys.stderr)
         return 2
 
+    from omp_mode_print.busy import BusyIndicator, wanted
+
+    busy = BusyIndicator(sys.stderr) if wanted(sys.stderr) else None
+
     def on_event(event: Any) -> None:
+        if busy is not None:
+            busy.on_event(event)
         for line in _lines(session, event, request.verbose):
             print(line, file=sys.stderr, flush=True)
 
     session.subscribe(on_event)
-    final = await run_prompts(session, request.prompts)
+    if busy is not None:
+        busy.start()
+    try:
+        final = await run_prompts(session, request.prompts, request.images)
+    finally:
+        if busy is not None:
+            busy.stop()
     if request.verbose:
         print(f"omp: {_usage_line(session.usage_totals())}", file=sys.stderr)
     if session.abort_message:
