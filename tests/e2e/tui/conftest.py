@@ -94,7 +94,9 @@ class Terminal:
 
     def ready(self) -> str:
         """Wait for the editor's prompt with the footer drawn under it."""
-        return self.wait_for(lambda s: "\n> " in "\n" + s and "scripted/" in s, 15)
+        return self.wait_for(
+            lambda s: ">" in [line.rstrip() for line in s.splitlines()] and "scripted/" in s, 15
+        )
 
     def close(self) -> None:
         if self.started:

@@ -36,11 +36,12 @@ def test_a_streamed_answer_appears_under_the_prompt(terminal, omp_cli):
     terminal.start("--script", script).ready()
     terminal.type("What is the answer?")
     terminal.send("Enter")
-    screen = terminal.wait_for("second point")
+    screen = terminal.wait_for(
+        lambda s: "second point" in s and s.rstrip().endswith("scripted/demo • off")
+    )
     assert "What is the answer?" in screen
     assert "The answer is forty-two." in screen  # Markdown rendered, ** gone
     assert "# Findings" not in screen and "Findings" in screen
-    assert screen.rstrip().splitlines()[-1].rstrip().endswith("scripted/demo • off")
 
 
 def test_a_tool_call_and_its_result_render(terminal, omp_cli):

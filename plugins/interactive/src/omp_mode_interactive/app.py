@@ -72,6 +72,8 @@ class InteractiveApp:
         self._flash: tuple[str, float] | None = None
         self._reload: list[str] | None = None
         self._tasks: set[asyncio.Future[Any]] = set()
+        self._starting: asyncio.Future[None] | None = None
+        self._abort_pending = False
         teach_extended_keys()
         self.application = build_application(self, build_key_bindings(self))
         self.scrollback.application = self.application
@@ -81,7 +83,6 @@ class InteractiveApp:
 
     async def run(self) -> int:
         self.session.subscribe(self.on_event)
-        await self.session.start()
         for problem in self.startup_problems:
             self.notify(problem, "warning")
         if self.session.agent.messages:
@@ -98,7 +99,10 @@ class InteractiveApp:
         return int(code or 0)
 
     def _started(self) -> None:
+        """The prompt is drawn: the session starts now (its hooks may take a moment),
+        and what the command line asked for runs once it has started."""
         self.status.start()
+        self._starting = asyncio.ensure_future(self.session.start())
         prompts = [] if os.environ.pop(RELOADED_ENV, None) else list(self.request.prompts)
         if getattr(self.request, "pick_session", False):
             self.spawn(self.commands.run("/resume"))
@@ -107,6 +111,8 @@ class InteractiveApp:
         self._next_waiting()
 
     async def _stop_work(self) -> None:
+        if self._starting is not None:
+            await asyncio.gather(self._starting, return_exceptions=True)
         if self.task is not None and not self.task.done():
             self.session.abort()
             await asyncio.gather(self.task, return_exceptions=True)
@@ -122,6 +128,8 @@ class InteractiveApp:
 
     async def _guarded(self, work: Any) -> None:
         try:
+            if self._starting is not None:
+                await self._starting
             await work
         except OmpError as exc:
             self.notify(str(exc), "error")
@@ -179,6 +187,7 @@ class InteractiveApp:
         await self.session.wait_for_idle()
 
     def _after_prompt(self) -> None:
+        self._abort_pending = False
         if self.session.shutdown_requested:
             self.exit()
             return
@@ -210,6 +219,9 @@ class InteractiveApp:
         self.flash("queued messages returned to the editor", 4)
 
     def abort(self) -> None:
+        """Stop the run; pressed before the agent started streaming, it stops the run
+        as soon as it starts (the agent makes its abort signal then)."""
+        self._abort_pending = not self.session.agent.is_streaming
         self.session.abort()
         self.flash("aborting…", 2)
 
@@ -273,6 +285,9 @@ class InteractiveApp:
         kind = event.type
         if kind == "agent_start":
             self.status.begin()
+            if self._abort_pending:
+                self._abort_pending = False
+                self.session.abort()
         elif kind == "agent_end":
             self.status.end()
         elif kind == "queue_update":

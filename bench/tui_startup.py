@@ -1,0 +1,113 @@
+"""Time from launching ``omp`` in a terminal to a drawn, ready prompt (issue 14).
+
+    .venv/bin/python bench/tui_startup.py [--runs N] [--anchors DIR]
+
+tmux (private socket, scratch HOME and agent directory, the scripted provider) runs
+``omp``; the clock starts when tmux is asked to start it and stops when the pane shows
+the editor's prompt with the footer under it (polled every 5 ms). Also timed, in the
+same run so the ratios hold on a busy machine: ``omp --version`` of this project and,
+when installed by ../shared/bench/install-anchors.sh (default ~/.cache/omp-anchors), the
+TypeScript omp's ``--version``. Target: ready prompt under 0.4 s. Prints min and median.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OMP = ROOT / ".venv" / "bin" / "omp"
+TARGET = 0.4
+
+
+def _env(scratch: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(
+        HOME=str(scratch / "home"),
+        OMP_CODING_AGENT_DIR=str(scratch / "agent"),
+        OLLAMA_HOST="127.0.0.1:9",
+    )
+    for sub in ("home", "agent", "work"):
+        (scratch / sub).mkdir(exist_ok=True)
+    return env
+
+
+def time_ready_prompt(scratch: Path, env: dict[str, str], script: Path) -> float:
+    tmux = shutil.which("tmux")
+    socket = f"omp-bench-{uuid.uuid4().hex[:8]}"
+    base = [tmux, "-L", socket, "-f", "/dev/null"]
+    command = f"{OMP} --script {script}; sleep 60"
+    start = time.perf_counter()
+    subprocess.run(
+        [*base, "new-session", "-d", "-x", "100", "-y", "30", "-c", str(scratch / "work"), command],
+        env=env,
+        check=True,
+    )
+    try:
+        while True:
+            screen = subprocess.run(
+                [*base, "capture-pane", "-p"], env=env, capture_output=True, text=True
+            ).stdout
+            lines = [line.rstrip() for line in screen.splitlines()]
+            if ">" in lines and "scripted/demo" in screen:
+                return time.perf_counter() - start
+            if time.perf_counter() - start > 20:
+                raise SystemExit(f"omp never drew its prompt; the pane shows:\n{screen}")
+            time.sleep(0.005)
+    finally:
+        subprocess.run([*base, "kill-server"], env=env, capture_output=True)
+
+
+def time_command(argv: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, env=env, capture_output=True, check=True)
+    return time.perf_counter() - start
+
+
+def _line(name: str, values: list[float]) -> str:
+    return f"{name:<44} min {min(values):6.3f} s   median {statistics.median(values):6.3f} s"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--anchors", default=str(Path.home() / ".cache" / "omp-anchors"))
+    options = parser.parse_args()
+    if shutil.which("tmux") is None:
+        print("tmux is not installed (bash scripts/setup installs it)", file=sys.stderr)
+        return 2
+    anchor_bin = Path(options.anchors) / "omp" / "node_modules" / ".bin"
+    anchor = anchor_bin / "omp"
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = Path(tmp)
+        env = _env(scratch)
+        script = scratch / "script.jsonl"
+        script.write_text('{"repeat": true, "text": "ok"}\n', encoding="utf-8")
+        anchor_env = {**env, "PATH": f"{anchor_bin}{os.pathsep}{env.get('PATH', '')}"}
+        ready, version, anchor_version = [], [], []
+        for _ in range(options.runs):
+            ready.append(time_ready_prompt(scratch, env, script))
+            version.append(time_command([str(OMP), "--version"], env))
+            if anchor.exists():
+                anchor_version.append(time_command([str(anchor), "--version"], anchor_env))
+    print(_line("omp (this project): launch to ready prompt", ready))
+    print(_line("omp (this project): --version", version))
+    if anchor_version:
+        print(_line("TypeScript omp 18.2.3: --version", anchor_version))
+    else:
+        print(f"TypeScript omp: not installed under {options.anchors} (install-anchors.sh)")
+    verdict = "met" if statistics.median(ready) < TARGET else "MISSED"
+    print(f"target: ready prompt under {TARGET} s (median) - {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
