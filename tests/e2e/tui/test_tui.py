@@ -162,3 +162,49 @@ def test_without_a_terminal_on_stdout_it_runs_once_as_before(terminal, omp_cli):
     screen = terminal.wait_for("[exit 0]")
     assert "printed answer" in screen
     assert "esc to interrupt" not in screen
+
+
+def test_ctrl_c_clears_the_editor_then_twice_exits(terminal, omp_cli):
+    script = omp_cli.script([answer("unused")])
+    terminal.start("--script", script).ready()
+    terminal.type("half a thought")
+    terminal.wait_for("half a thought")
+    terminal.send("C-c")
+    terminal.wait_for(lambda s: "half a thought" not in s)
+    terminal.send("C-c")
+    terminal.wait_for("press ctrl+c again to exit")
+    terminal.send("C-c")
+    terminal.wait_for("[exit 0]")
+
+
+def test_a_large_paste_is_a_placeholder_that_sends_the_whole_text(terminal, omp_cli):
+    script = omp_cli.script([{"choose": [answer("got all of it", when="line 40 of the paste")]}])
+    terminal.start("--script", script).ready()
+    pasted = "".join(f"line {n} of the paste\n" for n in range(1, 41))
+    terminal.tmux("set-buffer", "-b", "big", pasted)
+    terminal.tmux("paste-buffer", "-p", "-b", "big", "-t", "omp")
+    screen = terminal.wait_for("[paste #1 +41 lines]")
+    assert "line 3 of the paste" not in screen
+    terminal.send("Enter")
+    terminal.wait_for("got all of it")
+
+
+def test_an_80x24_terminal_resized_keeps_a_clean_editor_and_footer(terminal, omp_cli):
+    long_answer = (
+        "A sentence that is long enough to wrap at eighty columns, and then some more. " * 4
+    )
+    script = omp_cli.script([answer(long_answer)])
+    small = terminal.open(80, 24)
+    small.start("--script", script).ready()
+    small.type("wrap please")
+    small.send("Enter")
+    small.wait_for("and then some more.")
+    small.resize(120, 30)
+    small.resize(60, 20)
+    small.type("still here")
+    screen = small.wait_for(
+        lambda s: "> still here" in s and s.rstrip().endswith("scripted/demo • off"), whole=False
+    )
+    lines = screen.rstrip().splitlines()
+    assert sum(line.startswith(">") for line in lines) == 1
+    assert all(len(line.rstrip()) <= 60 for line in lines[-4:])
