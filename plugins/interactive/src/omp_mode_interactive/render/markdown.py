@@ -14,6 +14,7 @@ long listing streams into the scrollback too.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +37,8 @@ class BlockSplitter:
         self.pending = ""
         self._parser: Any = None
         self._fence: tuple[str, str] | None = None
+        self._checked = 0
+        """How much of ``pending`` was complete lines when it was last looked at."""
         """(marker, lexer) while a fence opened in a committed chunk is still open."""
 
     def feed(self, delta: str) -> list[Block]:
@@ -47,7 +50,7 @@ class BlockSplitter:
 
     def finish(self) -> list[Block]:
         """The answer ended: everything still open."""
-        rest, self.pending = self.pending, ""
+        rest, self.pending, self._checked = self.pending, "", 0
         if self._fence is not None:
             marker, lexer = self._fence
             self._fence = None
@@ -67,13 +70,18 @@ class BlockSplitter:
         if self._fence is not None:
             return self._continue_fence()
         end = self.pending.rfind("\n") + 1
-        starts = self._block_starts(self.pending[:end])
+        checked, self._checked = self._checked, end
         out: list[Block] = []
-        if len(starts) >= 2:
-            lines = self.pending.split("\n")
-            cut = sum(len(line) + 1 for line in lines[: starts[-1]])
-            out.append(Block(self.pending[:cut]))
-            self.pending = self.pending[cut:]
+        if _may_start_block(self.pending, checked, end):
+            starts = self._block_starts(self.pending[:end])
+            if len(starts) >= 2:
+                offsets = [0]
+                for line in self.pending.split("\n")[: starts[-1]]:
+                    offsets.append(offsets[-1] + len(line) + 1)
+                cuts = [0, *(offsets[start] for start in starts[1:])]
+                out += [Block(self.pending[a:b]) for a, b in itertools.pairwise(cuts)]
+                self.pending = self.pending[cuts[-1] :]
+                self._checked = end - cuts[-1]
         out += self._open_fence_chunk()
         return out
 
@@ -101,6 +109,7 @@ class BlockSplitter:
             return []
         self._fence = (marker, lexer)
         self.pending = body
+        self._checked = 0
         return self._continue_fence(force=True)
 
     def _continue_fence(self, force: bool = False) -> list[Block]:
@@ -111,6 +120,7 @@ class BlockSplitter:
             after = after.split("\n", 1)[1] if "\n" in after else ""
             self._fence = None
             self.pending = after
+            self._checked = 0
             blocks = [Block(code, lexer)] if code else []
             return blocks + (self._split() if "\n" in after else [])
         if not force and self.pending.count("\n") < CODE_CHUNK_LINES + 1:
@@ -136,3 +146,41 @@ def _closing_line(body: str, marker: str) -> int | None:
 def _until_fence_end(text: str, marker: str) -> str:
     closing = _closing_line(text + "\n", marker)
     return text if closing is None else text[:closing]
+
+
+BLOCK_MARKS = frozenset("#`~-*+>|=_<0123456789")
+
+
+def _may_start_block(text: str, start: int, end: int) -> bool:
+    """Whether a line completed in ``text[start:end]`` may begin a new block: it follows
+    a blank line, or starts like a heading, fence, list, quote, table or rule. Other
+    lines continue the block they are in, so the parse is skipped for them."""
+    before = text.rfind("\n", 0, max(0, start - 1)) + 1
+    previous_blank = start == 0 or not text[before:start].strip()
+    for line in text[start:end].split("\n")[:-1]:
+        stripped = line.lstrip(" ")
+        if stripped and (previous_blank or stripped[0] in BLOCK_MARKS):
+            return True
+        previous_blank = not stripped
+    return False
+
+
+def fence_parts(source: str) -> tuple[str, str] | None:
+    """(lexer, code) when ``source`` is one fenced code block (closed, or still open),
+    with nothing but blank lines after it; else None."""
+    body = source.lstrip("\n")
+    match = FENCE.match(body)
+    if match is None:
+        return None
+    marker, lexer = match.group(1), match.group(2) or "text"
+    first = body.find("\n")
+    if first < 0:
+        return lexer, ""
+    rest = body[first + 1 :]
+    closing = _closing_line(rest if rest.endswith("\n") else rest + "\n", marker)
+    if closing is None:
+        return lexer, rest
+    after = rest[closing:].split("\n", 1)
+    if len(after) > 1 and after[1].strip():
+        return None
+    return lexer, rest[:closing]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from omp_mode_interactive.render.code import highlight
 from omp_mode_interactive.render.theme import Theme
 
 _TRAILING = re.compile(r"[ \t]+((?:\x1b\[[0-9;]*m)*)$", re.MULTILINE)
@@ -57,15 +58,11 @@ class RichRenderer:
         """``source`` as Markdown: left-aligned headings, code highlighted in the
         theme's code colours without a background box (copying gives the code)."""
         if self._markdown_class is None:
-            self._markdown_class = _markdown_class()
+            self._markdown_class = _markdown_class(self.theme)
         markdown = self._markdown_class(
             source, code_theme=self.theme.code_theme, hyperlinks=self.theme.colored
         )
         return self._render(markdown)
-
-    def code(self, code: str, lexer: str) -> str:
-        """Lines of a code block (one chunk of a long fence)."""
-        return self._render(_syntax(code.rstrip("\n"), lexer, self.theme.code_theme))
 
     def text(self, text: str, style: str = "", indent: int = 0) -> str:
         """Plain text word-wrapped to the width (less ``indent``), in a rich style."""
@@ -76,21 +73,19 @@ class RichRenderer:
         return self._render(Padding(body, (0, 0, 0, indent)) if indent else body)
 
 
-def _syntax(code: str, lexer: str, theme: str) -> Any:
-    from rich.syntax import Syntax
-
-    return Syntax(code, lexer or "text", theme=theme, word_wrap=True, background_color="default")
-
-
-def _markdown_class() -> Any:
+def _markdown_class(theme: Theme) -> Any:
     from rich.markdown import CodeBlock, Heading, Markdown
+    from rich.text import Text
 
     class LeftHeading(Heading):
         LEVEL_ALIGN = dict.fromkeys(("h1", "h2", "h3", "h4", "h5", "h6"), "left")  # type: ignore[assignment]
 
     class PlainCodeBlock(CodeBlock):
+        """A code block inside a list or quote: the highlighter the transcript uses."""
+
         def __rich_console__(self, console: Any, options: Any) -> Any:
-            yield _syntax(str(self.text).rstrip(), self.lexer_name, self.theme)
+            code = highlight(str(self.text), self.lexer_name, theme, options.max_width)
+            yield Text.from_ansi(code, no_wrap=True, end="")
 
     class TerminalMarkdown(Markdown):
         elements = {

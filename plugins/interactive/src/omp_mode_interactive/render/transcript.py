@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from omp_mode_interactive.render import entries
-from omp_mode_interactive.render.markdown import Block, BlockSplitter
+from omp_mode_interactive.render.code import highlight
+from omp_mode_interactive.render.markdown import Block, BlockSplitter, fence_parts
 from omp_mode_interactive.render.rich_render import RichRenderer
 from omp_mode_interactive.render.theme import Theme
 from omp_mode_interactive.render.tools import (
@@ -239,13 +240,26 @@ class Transcript:
 
     def _blocks(self, blocks: list[Block]) -> None:
         for block in blocks:
-            if block.lexer is None:
-                self._out(self._rich.markdown(block.source), gap=not self._after_code_chunk)
-            else:
-                self._out(
-                    self._rich.code(block.source, block.lexer), gap=not self._after_code_chunk
-                )
+            gap = not self._after_code_chunk
+            if block.lexer is not None:
+                self._out(highlight(block.source, block.lexer, self.theme, self.width), gap)
                 self._after_code_chunk = True
+            elif not block.source.strip():
+                continue
+            else:
+                self._out(self._render_markdown(block.source), gap)
+
+    def _render_markdown(self, source: str) -> str:
+        """A block: a fenced one straight to the highlighter, the rest through rich."""
+        fence = fence_parts(source)
+        if fence is not None:
+            return highlight(fence[1], fence[0], self.theme, self.width)
+        return self._rich.markdown(source)
+
+    def _markdown(self, text: str) -> None:
+        """A whole text (a replayed answer), split and drawn as it would have streamed."""
+        splitter = BlockSplitter()
+        self._blocks(splitter.feed(text) + splitter.finish())
 
     def _thinking_delta(self, delta: str) -> None:
         self._thinking = (self._thinking or "") + delta
@@ -279,7 +293,7 @@ class Transcript:
             elif index in skip:
                 continue
             elif block.type == "text" and block.text.strip():
-                self._out(self._rich.markdown(block.text))
+                self._markdown(block.text)
             elif block.type == "thinking" and block.thinking.strip():
                 self._thinking_out(block.thinking)
                 self._thinking_end()
@@ -347,7 +361,7 @@ class Transcript:
         if self._thinking is not None:
             lines += self._live_thinking()
         if self._text is not None and self._text.open_source.strip():
-            lines += self._rich.markdown(self._text.open_source).split("\n")
+            lines += self._render_markdown(self._text.open_source).split("\n")
         for block in self._writing.values():
             lines.append(
                 call_line(block.name, block.arguments, self.theme, self.width, "tool_running")
