@@ -208,3 +208,13 @@ def test_an_80x24_terminal_resized_keeps_a_clean_editor_and_footer(terminal, omp
     lines = screen.rstrip().splitlines()
     assert sum(line.startswith(">") for line in lines) == 1
     assert all(len(line.rstrip()) <= 60 for line in lines[-4:])
+
+
+def test_resume_without_an_id_opens_the_picker(terminal, omp_cli):
+    earlier = omp_cli.script([answer("the flamingo answer")])
+    assert omp_cli("-p", "--script", earlier, "about the flamingo").returncode == 0
+    script = omp_cli.script([answer("unused")])
+    terminal.start("--script", script, "--resume").ready()
+    terminal.wait_for("about the flamingo")
+    terminal.send("Enter")
+    terminal.wait_for("the flamingo answer")
