@@ -137,6 +137,28 @@ class OmpAPI:
     def unregister_tool(self, name: str) -> None:
         self._require("unregister_tool").tools.unregister(name)
 
+    def register_command(self, command: Any) -> None:
+        """Add an ``omp.contrib.Command`` to this session (a slash command known only
+        once the session runs); a name already taken is an error."""
+        from omp.contrib import Command
+
+        if not isinstance(command, Command):
+            raise OmpError(f"register_command takes an omp.contrib.Command, not {command!r}")
+        commands = self._require("register_command").commands
+        if command.name in commands:
+            raise OmpError(f"a command named /{command.name} is already registered")
+        commands[command.name] = command
+
+    async def emit(self, event: Any) -> None:
+        """Send an ``omp.events`` event from a plugin: every plugin's ``omp_<type>`` hook
+        runs (by its combination rule), then the session's subscribers (the json mode
+        writes it). Call it on the session's event loop."""
+        from omp.events import Event, MessageEndEvent
+
+        if not isinstance(event, Event) or isinstance(event, MessageEndEvent):
+            raise OmpError(f"emit takes an event from omp.events, not {type(event).__name__}")
+        await self._require("emit").emit(event)
+
     def get_commands(self) -> list[str]:
         return sorted(self._require("get_commands").commands)
 

@@ -216,6 +216,15 @@ class CredentialDisabledEvent(Event):
     disabled_cause: str
 
 
+class McpNotificationEvent(Event):
+    """A connected MCP server sent a notification (the MCP plugin fires it)."""
+
+    type: Literal["mcp_notification"] = "mcp_notification"
+    server: str
+    method: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
 class AutoRetryStartEvent(Event):
     type: Literal["auto_retry_start"] = "auto_retry_start"
     attempt: int

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         ContextEvent,
         CredentialDisabledEvent,
         InputEvent,
+        McpNotificationEvent,
         MessageEndEvent,
         MessageStartEvent,
         MessageUpdateEvent,
@@ -751,6 +752,24 @@ def omp_credential_disabled(
     provider's explanation, secrets redacted).
     Returns: ignored. Combination: every handler runs.
     Raising: reported as ``extension_error``; the run goes on.
+    """
+
+
+@hookspec
+@combine("observer")
+def omp_mcp_notification(event: McpNotificationEvent, ctx: HandlerContext, api: OmpAPI) -> None:
+    """A connected MCP server sent a notification.
+
+    When: with the MCP plugin (omp-mcp) installed, each time a server sends one:
+    ``notifications/tools/list_changed`` (the server's tools were listed again and the
+    registry updated before this fires), ``notifications/resources/updated``,
+    ``notifications/resources/list_changed``, ``notifications/prompts/list_changed``,
+    ``notifications/message`` (a log line) and any other. Also sent to subscribers
+    (the json mode writes it).
+    Args: ``event`` (McpNotificationEvent: server - its configured name, method - the
+    MCP method, params - the notification's parameters as JSON).
+    Returns: ignored. Combination: every handler runs.
+    Raising: reported as ``extension_error``; the connection goes on.
     """
 
 

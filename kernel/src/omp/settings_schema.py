@@ -71,6 +71,14 @@ _ENTRIES = [
         nullable=True,
     ),
     _s(
+        "enabledModels",
+        "array",
+        None,
+        "models Ctrl+P cycles through (patterns or globs, as --models)",
+        nullable=True,
+        items="string",
+    ),
+    _s(
         "defaultThinkingLevel",
         "string",
         "off",
@@ -152,6 +160,32 @@ _ENTRIES = [
         "integer",
         20_000,
         "recent tokens kept verbatim by a compaction",
+        minimum=0,
+    ),
+    _s(
+        "compaction.autoContinue",
+        "boolean",
+        True,
+        "after compacting a context that overflowed, send the failed request again",
+    ),
+    _s(
+        "compaction.pruneToolOutputs",
+        "boolean",
+        True,
+        "when the context fills, replace old tool outputs with a placeholder (requests only)",
+    ),
+    _s(
+        "compaction.pruneProtectTokens",
+        "integer",
+        40_000,
+        "tokens of the newest tool outputs never pruned",
+        minimum=0,
+    ),
+    _s(
+        "compaction.pruneMinimumTokens",
+        "integer",
+        20_000,
+        "prune only when it saves at least this many tokens",
         minimum=0,
     ),
     _s(
@@ -262,6 +296,50 @@ _ENTRIES = [
         200 * 1024 * 1024,
         "bash output that ends the command",
         minimum=4096,
+    ),
+    _s(
+        "batch.requestsPerMinute",
+        "map",
+        {},
+        "omp batch: provider name (or *) to requests per minute, shared by every worker",
+        items="integer",
+    ),
+    _s(
+        "batch.tokensPerMinute",
+        "map",
+        {},
+        "omp batch: provider name (or *) to tokens per minute, shared by every worker",
+        items="integer",
+    ),
+    _s(
+        "mcp.toolMode",
+        "string",
+        "auto",
+        "MCP tools offered at once (eager), behind one search tool (deferred), or "
+        "deferred above mcp.deferThreshold (auto)",
+        choices=("auto", "eager", "deferred"),
+    ),
+    _s("mcp.deferThreshold", "integer", 40, "MCP tools above which auto defers", minimum=0),
+    _s(
+        "mcp.startupGateMs",
+        "integer",
+        250,
+        "how long the first prompt waits for MCP servers; slower ones join when ready",
+        minimum=0,
+    ),
+    _s("mcp.timeoutMs", "integer", 60000, "MCP request timeout (a server's wins)", minimum=1),
+    _s(
+        "mcp.resultMaxBytes",
+        "integer",
+        50 * 1024,
+        "MCP tool result shown to the model; the whole result is kept as an artifact",
+        minimum=1024,
+    ),
+    _s(
+        "mcp.importOtherAgents",
+        "boolean",
+        True,
+        "also start the MCP servers of Claude Code, Cursor, Windsurf, Codex, Gemini CLI, opencode",
     ),
 ]
 

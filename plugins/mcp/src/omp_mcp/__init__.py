@@ -1,0 +1,1 @@
+"""omp MCP client plugin."""

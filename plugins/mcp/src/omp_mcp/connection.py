@@ -1,0 +1,344 @@
+"""One MCP server: its transport and client session (the official SDK), kept open in a
+task on the session's event loop, with its stderr tail, its crash and restart.
+
+A stdio server runs in its own process group, tracked in ``omp.processes`` so that when
+omp is told to stop the group dies with it; the SDK closes it on a normal exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
+from typing import Any
+
+from omp.processes import track_group, untrack_group
+
+from omp_mcp.config import ServerConfig
+
+STDERR_TAIL_BYTES = 2000
+MAX_BACKOFF_S = 30.0
+_spawned: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.ContextVar(
+    "omp_mcp_spawned", default=None
+)
+
+Notify = Callable[["Connection", Any], Awaitable[None] | None]
+
+
+class ServerDown(Exception):
+    """The server is not connected (it failed to start, or crashed and waits to restart)."""
+
+
+class Connection:
+    """A live connection to one server; ``state`` is idle, starting, ready, failed or
+    closed. ``error`` says why a failed server failed (its stderr tail included)."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        request_timeout: float,
+        startup_timeout: float = 30.0,
+        on_notification: Notify | None = None,
+    ) -> None:
+        self.config = config
+        self.request_timeout = config.timeout or request_timeout
+        self.startup_timeout = startup_timeout
+        self.on_notification = on_notification
+        self.state = "idle"
+        self.error: str | None = None
+        self.pid: int | None = None
+        self.tools: list[Any] = []
+        self.resources: list[Any] = []
+        self.prompts: list[Any] = []
+        self.failures = 0
+        self.crash_reported = False
+        self._retry_at = 0.0
+        self._session: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._stderr: Any = None
+        self.pending: set[asyncio.Future[Any]] = set()
+        """Work a notification started (tools listed again), awaited by ``settle``."""
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    # -- lifecycle ------------------------------------------------------------------
+
+    def start(self) -> asyncio.Task[None]:
+        """Connect in the background; ``wait_ready`` waits for the outcome."""
+        if self._task is None or self._task.done():
+            self.state, self.error = "starting", None
+            self._ready, self._stop = asyncio.Event(), asyncio.Event()
+            self._task = asyncio.get_running_loop().create_task(
+                self._run(), name=f"mcp:{self.name}"
+            )
+        return self._task
+
+    async def wait_ready(self, timeout: float | None = None) -> bool:
+        try:
+            await asyncio.wait_for(asyncio.shield(self._ready.wait()), timeout)
+        except TimeoutError:
+            return False
+        return self.state == "ready"
+
+    async def close(self) -> None:
+        self._stop.set()
+        task = self._task
+        if task is not None and not task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(task), 5)
+            except (TimeoutError, asyncio.CancelledError):
+                task.cancel()
+        self.state = "closed"
+        self._close_stderr()
+
+    async def _run(self) -> None:
+        from mcp import ClientSession
+
+        if self.config.problems:
+            self._fail("; ".join(self.config.problems))
+            return
+        self._close_stderr()
+        self._stderr = tempfile.TemporaryFile(  # noqa: SIM115 - lives as long as the server
+            "w+", encoding="utf-8", errors="replace"
+        )
+        token = _spawned.set(self._spawned)
+        try:
+            async with AsyncExitStack() as stack:
+                read, write = await stack.enter_async_context(self._transport())
+                session = await stack.enter_async_context(
+                    ClientSession(read, write, message_handler=self._on_message)
+                )
+                await asyncio.wait_for(session.initialize(), self.startup_timeout)
+                self._session = session
+                await self.refresh()
+                self.state = "ready"
+                self._ready.set()
+                await self._stop.wait()
+        except asyncio.CancelledError:
+            self.state = "closed"
+            raise
+        except BaseException as exc:  # every way a server can fail is reported
+            if self.state != "closed":
+                self._fail(describe_error(exc))
+        finally:
+            _spawned.reset(token)
+            self._session = None
+            if self.pid is not None:
+                untrack_group(self.pid)
+            if self.state in ("ready", "starting"):
+                self.state = "closed" if self._stop.is_set() else "failed"
+            self._ready.set()
+
+    def _transport(self) -> Any:
+        config = self.config
+        if config.transport == "stdio":
+            from mcp.client.stdio import StdioServerParameters, stdio_client
+
+            _track_spawned_groups()
+            params = StdioServerParameters(
+                command=config.command, args=config.args, env=config.env or None, cwd=config.cwd
+            )
+            return stdio_client(params, errlog=self._stderr)
+        if config.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            return sse_client(config.url, headers=config.headers, timeout=self.request_timeout)
+        from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
+
+        client = create_mcp_http_client(headers=config.headers)
+        return streamable_http_client(config.url, http_client=client)
+
+    def _spawned(self, pid: int) -> None:
+        self.pid = pid
+        track_group(pid)
+
+    def _fail(self, error: str) -> None:
+        tail = self.stderr_tail()
+        self.error = f"{error}\n{tail}" if tail else error
+        self.state = "failed"
+        self.crash_reported = False
+        self.failures += 1
+        delay = 0.0 if self.failures <= 1 else min(MAX_BACKOFF_S, 2.0 ** (self.failures - 2))
+        self._retry_at = time.monotonic() + delay
+        self._ready.set()
+
+    def stderr_tail(self) -> str:
+        handle = self._stderr
+        if handle is None or handle.closed:
+            return ""
+        try:
+            handle.flush()
+            size = handle.seek(0, 2)
+            handle.seek(max(0, size - STDERR_TAIL_BYTES))
+            return handle.read().strip()
+        except (OSError, ValueError):
+            return ""
+
+    def _close_stderr(self) -> None:
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, Exception) or self.on_notification is None:
+            return
+        outcome = self.on_notification(self, message)
+        if asyncio.iscoroutine(outcome):
+            await outcome
+
+    # -- requests ---------------------------------------------------------------------
+
+    async def refresh(self) -> None:
+        """List the server's tools, resources and prompts again."""
+        session = self._session
+        caps = session.server_capabilities
+        self.tools = await _all(session.list_tools, "tools") if caps and caps.tools else []
+        self.resources = (
+            await _all(session.list_resources, "resources") if caps and caps.resources else []
+        )
+        self.prompts = await _all(session.list_prompts, "prompts") if caps and caps.prompts else []
+
+    async def ensure(self) -> Any:
+        """The client session, restarting a failed server when its backoff allows."""
+        if self.state == "ready" and self._session is not None:
+            return self._session
+        if self.state == "starting":
+            await self.wait_ready(self.startup_timeout)
+        elif self.state in ("failed", "idle"):
+            wait = self._retry_at - time.monotonic()
+            if wait > 0:
+                raise ServerDown(
+                    f"MCP server {self.name} is down ({_first_line(self.error)}); "
+                    f"it restarts on a call in {wait:.0f} s"
+                )
+            self.start()
+            await self.wait_ready(self.startup_timeout)
+        if self.state != "ready" or self._session is None:
+            raise ServerDown(f"MCP server {self.name} is not connected: {self.error or 'closed'}")
+        return self._session
+
+    async def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        session = await self.ensure()
+        try:
+            result = await session.call_tool(
+                name, arguments, read_timeout_seconds=self.request_timeout
+            )
+        except Exception as exc:
+            if self._stop.is_set() or self.state == "closed":
+                raise
+            if _is_timeout(exc):
+                raise ServerDown(
+                    f"MCP server {self.name} did not answer {name} within "
+                    f"{self.request_timeout:g} s"
+                ) from None
+            if _is_closed(exc) or self._task is None or self._task.done():
+                await self._crashed(exc)
+            raise ServerDown(f"MCP server {self.name} failed: {self.error or exc}") from None
+        self.failures = 0
+        return result
+
+    def track(self, work: asyncio.Future[Any]) -> None:
+        self.pending.add(work)
+        work.add_done_callback(self.pending.discard)
+
+    async def settle(self, timeout: float = 5.0) -> None:
+        """Let notifications that arrived with a result finish their work (a tool list
+        changed by the call), so the next model request sees the new tools."""
+        for _ in range(3):
+            await asyncio.sleep(0)
+        if self.pending:
+            await asyncio.wait(list(self.pending), timeout=timeout)
+
+    async def read_resource(self, uri: str) -> Any:
+        session = await self.ensure()
+        return await session.read_resource(uri)
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
+        session = await self.ensure()
+        return await session.get_prompt(name, arguments)
+
+    async def _crashed(self, exc: BaseException) -> None:
+        """The server died under a call: stop the connection (its task cleans up)."""
+        await asyncio.sleep(0.05)  # let the last stderr lines land
+        self._fail(f"the server exited during a call ({describe_error(exc)})")
+        self._stop.set()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), 5)
+            except (TimeoutError, asyncio.CancelledError):
+                self._task.cancel()
+        self.state = "failed"
+
+
+def _track_spawned_groups() -> None:
+    """Record each stdio server's process group as the SDK spawns it (the SDK starts it
+    in a new session but does not expose the process)."""
+    from mcp.client import stdio
+
+    original = stdio._create_platform_compatible_process
+    if getattr(original, "omp_tracked", False):
+        return
+
+    async def spawn(*args: Any, **kwargs: Any) -> Any:
+        process = await original(*args, **kwargs)
+        callback = _spawned.get()
+        if callback is not None:
+            callback(process.pid)
+        return process
+
+    spawn.omp_tracked = True  # type: ignore[attr-defined]
+    stdio._create_platform_compatible_process = spawn
+
+
+async def _all(method: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
+    from mcp_types import PaginatedRequestParams
+
+    items: list[Any] = []
+    cursor = None
+    for _ in range(100):
+        page = await method(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+        items += getattr(page, field)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return items
+
+
+def describe_error(exc: BaseException) -> str:
+    """One readable line for an error, exception groups unwrapped."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, TimeoutError | asyncio.TimeoutError):
+        return "timed out"
+    if isinstance(exc, FileNotFoundError):
+        return f"command not found: {exc.filename or exc}"
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
+
+
+def _code(exc: BaseException) -> Any:
+    return getattr(getattr(exc, "error", None), "code", getattr(exc, "code", None))
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    from mcp_types import REQUEST_TIMEOUT
+
+    return _code(exc) == REQUEST_TIMEOUT or isinstance(exc, TimeoutError)
+
+
+def _is_closed(exc: BaseException) -> bool:
+    from mcp_types import CONNECTION_CLOSED
+
+    return _code(exc) == CONNECTION_CLOSED
+
+
+def _first_line(text: str | None) -> str:
+    return (text or "unknown error").splitlines()[0]

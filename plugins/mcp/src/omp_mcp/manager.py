@@ -1,0 +1,153 @@
+"""The MCP servers of one session: started when it starts, their tools registered as
+they become ready, notifications handled, all closed when it ends."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from omp_mcp.config import ServerConfig, load_servers
+from omp_mcp.connection import Connection
+from omp_mcp.deferral import SEARCH_TOOL, DeferredTools
+from omp_mcp.tools import McpTool
+
+STATE_KEY = "omp-mcp"
+
+
+def manager_of(ctx: Any) -> McpManager | None:
+    return ctx.state.get(STATE_KEY)
+
+
+class McpManager:
+    def __init__(self, ctx: Any, api: Any) -> None:
+        self.ctx = ctx
+        self.api = api
+        settings = ctx.settings
+        self.gate = settings.get("mcp.startupGateMs", 250) / 1000
+        self.request_timeout = settings.get("mcp.timeoutMs", 60000) / 1000
+        self.max_bytes = settings.get("mcp.resultMaxBytes", 50 * 1024)
+        self.deferred = DeferredTools(
+            self, settings.get("mcp.toolMode", "auto"), settings.get("mcp.deferThreshold", 40)
+        )
+        self.import_others = settings.get("mcp.importOtherAgents", True)
+        self.connections: dict[str, Connection] = {}
+        self.tools: dict[str, McpTool] = {}
+        self._watchers: set[asyncio.Task[Any]] = set()
+        self.loop = asyncio.get_running_loop()
+
+    def configs(self) -> tuple[list[ServerConfig], list[str]]:
+        return load_servers(
+            Path(self.ctx.cwd),
+            Path(self.api.agent_dir),
+            trusted=self.ctx.is_project_trusted,
+            import_others=self.import_others,
+        )
+
+    async def start(self) -> None:
+        """Start every enabled server; wait at most the startup gate for them, then let
+        the rest join in the background."""
+        servers, warnings = self.configs()
+        for warning in warnings:
+            self.ctx.ui.notify(f"mcp: {warning}", "warning")
+        for config in servers:
+            if not config.enabled:
+                continue
+            connection = Connection(
+                config,
+                request_timeout=self.request_timeout,
+                on_notification=self._on_notification,
+            )
+            self.connections[config.name] = connection
+            connection.start()
+        if not self.connections:
+            return
+        waits = {asyncio.ensure_future(c.wait_ready()): c for c in self.connections.values()}
+        done, pending = await asyncio.wait(waits, timeout=self.gate)
+        for future in done:
+            self._joined(waits[future])
+        for future in pending:
+            self._watch(future, waits[future])
+        self.deferred.apply()
+
+    def _watch(self, future: asyncio.Future[Any], connection: Connection) -> None:
+        async def join() -> None:
+            await future
+            self._joined(connection)
+            self.deferred.apply()
+
+        task = asyncio.ensure_future(join())
+        self._watchers.add(task)
+        task.add_done_callback(self._watchers.discard)
+
+    def _joined(self, connection: Connection) -> None:
+        if connection.state == "ready":
+            self._sync_tools(connection)
+            self._register_prompts(connection)
+        elif connection.error:
+            self._report(connection)
+
+    def _report(self, connection: Connection) -> None:
+        """Say once (per failure) why a server is not there."""
+        if connection.crash_reported:
+            return
+        connection.crash_reported = True
+        self.ctx.ui.notify(f"mcp: server {connection.name} failed: {connection.error}", "warning")
+
+    def _sync_tools(self, connection: Connection) -> None:
+        wanted = {}
+        for remote in connection.tools:
+            tool = McpTool(connection, remote, max_bytes=self.max_bytes, on_call=self._report)
+            wanted[tool.name] = tool
+        for name in [n for n, t in self.tools.items() if t.connection is connection]:
+            if name not in wanted:
+                self.api.unregister_tool(name)
+                del self.tools[name]
+        for name, tool in wanted.items():
+            if name in self.tools:
+                self.api.unregister_tool(name)
+            self.api.register_tool(tool)
+            self.tools[name] = tool
+
+    def _register_prompts(self, connection: Connection) -> None:
+        from omp_mcp.prompts import prompt_command
+
+        existing = set(self.api.get_commands())
+        for prompt in connection.prompts:
+            command = prompt_command(connection, prompt)
+            if command.name not in existing:
+                self.api.register_command(command)
+
+    async def _on_notification(self, connection: Connection, message: Any) -> None:
+        method = getattr(message, "method", "") or ""
+        params = getattr(message, "params", None)
+        payload = params.model_dump(mode="json", by_alias=True, exclude_none=True) if params else {}
+        task = asyncio.ensure_future(self._handle(connection, method, payload))
+        self._watchers.add(task)
+        task.add_done_callback(self._watchers.discard)
+        connection.track(task)
+
+    async def _handle(self, connection: Connection, method: str, params: dict[str, Any]) -> None:
+        from omp.events import McpNotificationEvent
+
+        if method.endswith("/list_changed") and connection.state == "ready":
+            try:
+                await connection.refresh()
+            except Exception as exc:
+                self.ctx.ui.notify(f"mcp: could not list {connection.name} again: {exc}", "warning")
+            if "tools" in method:
+                self._sync_tools(connection)
+                self.deferred.apply()
+            if "prompts" in method:
+                self._register_prompts(connection)
+        await self.api.emit(
+            McpNotificationEvent(server=connection.name, method=method, params=params)
+        )
+
+    async def close(self) -> None:
+        for task in list(self._watchers):
+            task.cancel()
+        await asyncio.gather(*(c.close() for c in self.connections.values()))
+
+
+__all__ = ["SEARCH_TOOL", "McpManager", "manager_of"]

@@ -1,0 +1,59 @@
+"""The MCP plugin's hooks: servers start with the session (their tools, prompts and
+``mcp://`` resources join it) and stop with it; ``omp mcp ...`` manages the config.
+Heavy modules (the SDK, pydantic) load only when a session or the command runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import omp
+from omp.contrib import Subcommand
+
+STATE_KEY = "omp-mcp"
+READ_SCHEMES = "omp-tool-read.schemes"
+
+
+def _run_command(args: list[str], runtime: Any) -> int:
+    from omp_mcp.command import run
+
+    return run(args, runtime)
+
+
+@omp.hookimpl
+def omp_register_subcommands(api: Any) -> list[Subcommand]:
+    return [
+        Subcommand(
+            "mcp", "MCP servers: list, add, remove, enable, disable, test NAME", _run_command
+        )
+    ]
+
+
+@omp.hookimpl
+async def omp_session_start(event: Any, ctx: Any, api: Any) -> None:
+    from omp_mcp.manager import McpManager
+    from omp_mcp.resources import read_resource
+
+    manager = McpManager(ctx, api)
+    ctx.state[STATE_KEY] = manager
+    ctx.state.setdefault(READ_SCHEMES, {})["mcp"] = lambda uri: read_resource(manager, uri)
+    await manager.start()
+
+
+@omp.hookimpl
+async def omp_session_shutdown(event: Any, ctx: Any) -> None:
+    manager = ctx.state.pop(STATE_KEY, None)
+    if manager is not None:
+        await manager.close()
+
+
+@omp.hookimpl
+def omp_before_agent_start(event: Any, ctx: Any) -> Any:
+    manager = ctx.state.get(STATE_KEY)
+    if manager is None:
+        return None
+    from omp_mcp.resources import resources_section
+
+    section = resources_section(manager)
+    if section is None:
+        return None
+    return {"system_prompt": [*event.system_prompt, section]}

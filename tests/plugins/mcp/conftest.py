@@ -1,0 +1,40 @@
+"""Fixtures for the MCP plugin's tests: real servers (the demo server on the official
+SDK, over stdio or streamable HTTP on loopback) configured in the harness's agent dir."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+from mcp_helpers import DEMO
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def http_server() -> Iterator[str]:
+    """The demo server over streamable HTTP on a loopback port; its URL."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, str(DEMO), "http", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/mcp"
+    proc.terminate()
+    proc.wait(10)

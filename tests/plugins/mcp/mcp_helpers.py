@@ -1,0 +1,67 @@
+"""Helpers for the MCP plugin's tests (imported by name: the test folder is on sys.path)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+DEMO = Path(__file__).with_name("demo_server.py")
+
+
+def stdio_server(*extra: str, **more: Any) -> dict[str, Any]:
+    return {"command": sys.executable, "args": [str(DEMO), "stdio", *extra], **more}
+
+
+def configure(agent_dir: Path, servers: dict[str, Any], **settings: Any) -> None:
+    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    if settings:
+        (agent_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+
+
+def tool_results(events: Any) -> dict[str, list[Any]]:
+    """The results by tool name: each a dict with content (list) and details."""
+    found: dict[str, list[Any]] = {}
+    for event in events.of("tool_execution_end"):
+        found.setdefault(event.tool_name, []).append(event)
+    return found
+
+
+def text_of(event: Any) -> str:
+    content = event.result["content"]
+    return "".join(getattr(b, "text", "") for b in content)
+
+
+def run_omp(root: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """``omp *args`` in a private environment under ``root`` (work/, agent/, home/)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OMP_", "PI_")) and not k.endswith("_API_KEY")
+    }
+    env.update(
+        {
+            "OMP_CODING_AGENT_DIR": str(root / "agent"),
+            "HOME": str(root / "home"),
+            "OLLAMA_HOST": "127.0.0.1:9",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+    )
+    coverage_log = os.environ.get("OMP_HOOK_COVERAGE_LOG")
+    if coverage_log:
+        env["OMP_TRACE_PLUGINS"] = coverage_log
+    for sub in ("work", "agent", "home"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    omp = Path(sys.executable).with_name("omp")
+    return subprocess.run(
+        [str(omp), *args],
+        cwd=root / "work",
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=timeout,
+    )

@@ -1,0 +1,29 @@
+"""Server notifications: tools re-listed on list_changed, and omp_mcp_notification fired."""
+
+from __future__ import annotations
+
+import omp
+from mcp_helpers import configure, stdio_server, text_of, tool_results
+
+
+def test_list_changed_relists_tools_and_plugins_hear_every_notification(omp_harness) -> None:
+    configure(omp_harness.agent_dir, {"demo": stdio_server()}, mcp={"startupGateMs": 20000})
+    heard: list[tuple[str, str, dict]] = []
+
+    class Listener:
+        @omp.hookimpl
+        def omp_mcp_notification(self, event):
+            heard.append((event.server, event.method, event.params))
+
+    script = [
+        {"tool_calls": [{"name": "mcp__demo__grow", "arguments": {"name": "sprout"}}]},
+        {"tool_calls": [{"name": "mcp__demo__sprout", "arguments": {}}]},
+        {"text": "done"},
+    ]
+    session = omp_harness.session([Listener()], script=script)
+    events = omp_harness.run(session, "go")
+    methods = [m for _, m, _ in heard]
+    assert "notifications/tools/list_changed" in methods
+    assert ("demo", "notifications/resources/updated", {"uri": "demo://readme"}) in heard
+    assert text_of(tool_results(events)["mcp__demo__sprout"][0]) == "sprout says hi"
+    assert any(e.type == "mcp_notification" for e in events)

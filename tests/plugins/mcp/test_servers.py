@@ -1,0 +1,147 @@
+"""Transports, the startup gate, servers that never start, deferral, resources, prompts."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from mcp_helpers import configure, stdio_server, text_of, tool_results
+
+
+def call(name: str, **arguments: object) -> dict:
+    return {"tool_calls": [{"name": name, "arguments": arguments}]}
+
+
+def test_streamable_http_server_with_headers(omp_harness, http_server: str) -> None:
+    configure(
+        omp_harness.agent_dir,
+        {"web": {"type": "http", "url": http_server, "headers": {"X-Test": "1"}}},
+        mcp={"startupGateMs": 20000},
+    )
+    session = omp_harness.session(script=[call("mcp__web__shout", text="over http"), {"text": "k"}])
+    events = omp_harness.run(session, "go")
+    assert text_of(tool_results(events)["mcp__web__shout"][0]) == "OVER HTTP"
+
+
+def test_a_slow_server_does_not_hold_the_first_prompt_and_joins_when_ready(omp_harness) -> None:
+    configure(
+        omp_harness.agent_dir, {"slow": stdio_server("--slow", "1.5")}, mcp={"startupGateMs": 100}
+    )
+    offered: list[tuple[float, list[str]]] = []
+
+    class Spy:
+        import omp
+
+        @omp.hookimpl
+        def omp_context(self, api):
+            offered.append((time.monotonic(), api.get_active_tools()))
+
+    waits = [4.0]
+
+    async def first_prompt_only(session):
+        import asyncio
+
+        if waits:
+            await asyncio.sleep(waits.pop())
+
+    session = omp_harness.session([Spy()], script=[{"text": "first"}, {"text": "second"}])
+    started = time.monotonic()
+    omp_harness.run(session, "one", "two", during=first_prompt_only)
+    (first_at, first), (_, second) = offered
+    assert first_at - started < 1.2
+    assert "mcp__slow__shout" not in first
+    assert "mcp__slow__shout" in second
+
+
+def test_a_server_that_never_starts_is_reported_once_and_the_run_goes_on(omp_harness) -> None:
+    configure(
+        omp_harness.agent_dir,
+        {
+            "gone": {"command": sys.executable, "args": ["-c", "import sys; sys.exit('no db')"]},
+            "demo": stdio_server(),
+        },
+        mcp={"startupGateMs": 20000},
+    )
+    session = omp_harness.session(
+        script=[call("mcp__gone__x"), call("mcp__demo__shout", text="ok"), {"text": "fine"}]
+    )
+    events = omp_harness.run(session, "go")
+    warnings = [e.message for e in events.of("notice") if "gone" in e.message]
+    assert len(warnings) == 1 and "no db" in warnings[0]
+    assert "not found" in text_of(tool_results(events)["mcp__gone__x"][0])
+    assert text_of(tool_results(events)["mcp__demo__shout"][0]) == "OK"
+    assert events.final_text() == "fine"
+
+
+def test_two_hundred_tools_are_deferred_behind_one_search_tool(omp_harness) -> None:
+    configure(
+        omp_harness.agent_dir,
+        {"many": stdio_server("--tools", "200")},
+        mcp={"startupGateMs": 20000},
+    )
+    offered: list[list[str]] = []
+
+    class Spy:
+        import omp
+
+        @omp.hookimpl
+        def omp_context(self, api):
+            offered.append(api.get_active_tools())
+
+    session = omp_harness.session(
+        [Spy()],
+        script=[
+            call("mcp_tool_search", query="numbered tool 7", limit=1),
+            call("mcp__many__t007", value="hi"),
+            {"text": "done"},
+        ],
+    )
+    events = omp_harness.run(session, "go")
+    first, second = offered[0], offered[1]
+    assert "mcp_tool_search" in first
+    assert not [n for n in first if n.startswith("mcp__")]
+    assert "mcp__many__t007" in second
+    assert len([n for n in second if n.startswith("mcp__")]) == 1
+    assert text_of(tool_results(events)["mcp__many__t007"][0]) == "tool 7: hi"
+
+
+def test_eager_mode_offers_every_tool(omp_harness) -> None:
+    configure(
+        omp_harness.agent_dir,
+        {"many": stdio_server("--tools", "50")},
+        mcp={"startupGateMs": 20000, "toolMode": "eager"},
+    )
+    offered: list[list[str]] = []
+
+    class Spy:
+        import omp
+
+        @omp.hookimpl
+        def omp_context(self, api):
+            offered.append(api.get_active_tools())
+
+    omp_harness.run(omp_harness.session([Spy()], script=[{"text": "x"}]), "go")
+    assert len([n for n in offered[0] if n.startswith("mcp__many__t")]) == 50
+    assert "mcp_tool_search" not in offered[0]
+
+
+def test_resources_are_listed_and_read_through_read(omp_harness) -> None:
+    configure(omp_harness.agent_dir, {"demo": stdio_server()}, mcp={"startupGateMs": 20000})
+    session = omp_harness.session(
+        script=[call("read", path="mcp://demo/demo://readme", offset=2), {"text": "ok"}]
+    )
+    events = omp_harness.run(session, "go")
+    assert "line two" in text_of(tool_results(events)["read"][0])
+    assert "line one" not in text_of(tool_results(events)["read"][0])
+    assert any("mcp://demo/demo://readme" in s for s in session.effective_system_prompt)
+
+
+def test_prompts_are_slash_commands_with_arguments(omp_harness) -> None:
+    configure(omp_harness.agent_dir, {"demo": stdio_server()}, mcp={"startupGateMs": 20000})
+    session = omp_harness.session(
+        script=[{"choose": [{"when": "looking for speed", "text": "reviewed"}, {"text": "?"}]}]
+    )
+    events = omp_harness.run(session, "/mcp__demo__review src/a.py focus=speed")
+    users = [e.message for e in events.of("message_end") if e.message.role == "user"]
+    assert "Please review src/a.py, looking for speed." in str(users[0].content)
+    assert events.final_text() == "reviewed"
