@@ -66,21 +66,52 @@ class Compactor:
         )
         if used <= limits.threshold:
             return
+        saved = await self._prune()
+        if saved and used - saved <= limits.threshold:
+            return
         from omp import tokens
 
         if tokens.count(agent.system_prompt) >= limits.threshold:
             return
         await self._auto("threshold", will_retry=False)
 
+    async def _prune(self) -> int:
+        """Old tool outputs become placeholders in the agent's messages (what requests
+        are built from), never in the session file; the tokens saved."""
+        from omp.pruning import prune_tool_outputs, settings_of
+
+        enabled, protect, minimum = settings_of(self._session.settings)
+        if not enabled:
+            return 0
+        agent = self._session.agent
+        pruned, saved = prune_tool_outputs(
+            agent.messages, self.counter, protect=protect, minimum=minimum
+        )
+        if saved:
+            agent.messages[:] = pruned
+            await self._session.notice(
+                f"pruned {saved:,} tokens of old tool output from the context", "info"
+            )
+        return saved
+
     async def on_overflow(self, message: AssistantMessage) -> bool:
         """After a failed request: True when it was a context overflow and the context
-        was compacted, so the request is to be sent again."""
+        was compacted, so the request is to be sent again (as omp continues; with
+        ``compaction.autoContinue`` off the context is compacted and the run stops)."""
         overflow = message.error_kind == "context_overflow" or (
             message.error_kind is None and is_context_overflow(message.error_message or "")
         )
         if message.stop_reason != "error" or not overflow or not self._enabled():
             return False
-        return await self._auto("overflow", will_retry=True)
+        resend = self._session.settings.get("compaction.autoContinue", True) is not False
+        compacted = await self._auto("overflow", will_retry=resend)
+        if compacted and not resend:
+            await self._session.notice(
+                "the context was compacted after it overflowed; compaction.autoContinue "
+                "is off, so the request was not sent again: send your message again to go on",
+                "warning",
+            )
+        return compacted and resend
 
     async def _auto(self, reason: str, will_retry: bool) -> bool:
         session = self._session
