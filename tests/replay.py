@@ -64,6 +64,7 @@ class ReplayServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body are two writes: no 40 ms stall
 
             def log_message(self, *args: Any) -> None:
                 return None

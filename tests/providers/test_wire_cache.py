@@ -433,3 +433,78 @@ def test_what_handlers_leave_unchanged_is_not_encoded_again():
     view["messages"].append({"c": 4})  # the list itself changed
     assert body.encode(view).endswith(b'{"tail":true},{"c":4}]}')
     assert body.encode() == b'{"model":"m","messages":[{"a":1},"cached b",{"tail":true}]}'
+
+
+# -- sending the body in pieces ------------------------------------------------------------
+
+
+@pytest.fixture
+def small_pieces(monkeypatch):
+    """Blocks and pieces a few hundred bytes long, so a short conversation is sent in
+    many pieces (the real sizes are 128 KiB and 64 KiB)."""
+    import omp.llm.body
+    import omp.llm.incremental
+
+    monkeypatch.setattr(omp.llm.incremental, "BLOCK_BYTES", 300)
+    monkeypatch.setattr(omp.llm.body, "PIECE_BYTES", 200)
+
+
+def test_a_body_sent_in_pieces_is_the_canonical_body(api, replay_server, tmp_path, small_pieces):
+    provider, model = provider_for(api, replay_server, tmp_path)
+    messages = conversation(model, 0)
+
+    async def reader(payload):
+        json.loads(canonical(payload))
+        return payload
+
+    async def editor(payload):
+        key = next(k for k in ("messages", "input", "contents") if k in payload)
+        payload[key][-1]["edited"] = "✓"
+        return payload
+
+    for n in range(12):
+        expected = from_scratch(api, model, messages)
+        assert send(provider, model, messages, replay_server) == expected
+        assert send(provider, model, messages, replay_server, on_payload=reader) == expected
+        edited = json.loads(send(provider, model, messages, replay_server, on_payload=editor))
+        items = next(v for k, v in edited.items() if k in ("messages", "input", "contents"))
+        assert items[-1]["edited"] == "✓"
+        messages += turn(model, n)
+    cut = messages[:7] + messages[9:]  # an edited history: blocks past the cut are dropped
+    assert send(provider, model, cut, replay_server) == from_scratch(api, model, cut)
+    assert send(provider, model, messages, replay_server) == from_scratch(api, model, messages)
+
+
+def test_the_unchanged_prefix_is_sent_as_the_same_pieces(
+    api, replay_server, tmp_path, monkeypatch, small_pieces
+):
+    """What a request hands the client is mostly the pieces of earlier requests (the
+    same bytes objects): the bytes built per request stay about as many as one turn
+    adds, however long the conversation - not a copy of the whole body."""
+    import omp.llm.transport
+
+    sent: list[Any] = []
+    real = omp.llm.transport.request_pieces
+
+    async def recording(body, options=None):
+        pieces = await real(body, options)
+        sent.append(pieces)
+        return pieces
+
+    monkeypatch.setattr(omp.llm.transport, "request_pieces", recording)
+    provider, model = provider_for(api, replay_server, tmp_path)
+    messages = conversation(model, 0)
+    fresh_bytes: list[int] = []
+    body_bytes: list[int] = []
+    seen: dict[int, bytes] = {}
+    for n in range(40):
+        messages += turn(model, n)
+        assert send(provider, model, messages, replay_server) == from_scratch(api, model, messages)
+        parts = sent[-1].pieces if hasattr(sent[-1], "pieces") else [sent[-1]]
+        fresh_bytes.append(sum(len(p) for p in parts if id(p) not in seen))
+        body_bytes.append(sum(map(len, parts)))
+        seen.update({id(p): p for p in parts})  # kept alive: ids stay unique
+    turn_bytes = (body_bytes[-1] - body_bytes[19]) / 20
+    built = sum(fresh_bytes[20:]) / 20
+    assert built < body_bytes[-1] / 4, (fresh_bytes, body_bytes)  # a full copy: = body_bytes
+    assert built < 6 * turn_bytes + 400, fresh_bytes  # blocks joined O(log n) times

@@ -17,13 +17,18 @@ afterwards (a plugin that wants a different message sends a changed copy).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from omp.llm.body import PreparedBody, dumps
 
 SLOTS = 4
 """Conversations remembered per provider (the main one, a compaction, subagents)."""
+
+BLOCK_BYTES = 128 * 1024
+"""Encoded items are joined into a block once this many bytes wait unjoined; blocks
+of about the same size are merged, so a long conversation is a few blocks (sent as
+they are) and each byte is joined O(log n) times in all, not once per request."""
 
 
 class Fold(Protocol):
@@ -59,19 +64,22 @@ class Converted:
     encoded: list[bytes]
     lead: int = 0
     """Items in front of the converted messages (a system message, say)."""
+    blocks: list[tuple[int, bytes]] = field(default_factory=list)
+    """``encoded`` joined in consecutive runs: (end, bytes) for encoded[previous end:end]."""
 
     def after(self, lead: list[Any]) -> Converted:
         """This list with ``lead`` items in front."""
-        return Converted(lead + self.items, self.encoded, self.lead + len(lead))
+        return Converted(lead + self.items, self.encoded, self.lead + len(lead), self.blocks)
 
     def body(self, payload: dict[str, Any], key: str) -> PreparedBody:
         """``payload`` (whose ``key`` holds ``items``) as a body to send."""
-        kept = len(self.encoded)
-        parts: list[bytes | None] = [None] * self.lead
+        kept, lead = len(self.encoded), self.lead
+        parts: list[bytes | None] = [None] * lead
         parts += self.encoded
-        parts += [None] * (len(self.items) - self.lead - kept)
-        missing = [*range(self.lead), *range(self.lead + kept, len(self.items))]
-        return PreparedBody(payload, key, parts, missing)
+        parts += [None] * (len(self.items) - lead - kept)
+        missing = [*range(lead), *range(lead + kept, len(self.items))]
+        runs = [(lead + end, run) for end, run in self.blocks if end <= kept]
+        return PreparedBody(payload, key, parts, missing, runs, lead)
 
 
 class _Slot:
@@ -83,6 +91,10 @@ class _Slot:
         self.marks: list[tuple[int, Any]] = [(0, fold.save())]
         """After i messages: (len(fold.items), saved state)."""
         self.encoded: list[bytes] = []
+        self.blocks: list[tuple[int, bytes]] = []
+        """(end, bytes): encoded[previous end:end] joined."""
+        self.unjoined = 0
+        """Bytes of the encoded items after the last block."""
 
     def common_prefix(self, messages: Sequence[Any]) -> int:
         old = self.messages
@@ -106,15 +118,41 @@ class _Slot:
             del fold.items[count:], self.encoded[count:]
             del self.marks[keep + 1 :], self.messages[keep:]
             fold.load(saved)
+            self._cut_blocks(count)
         for message in messages[keep:]:
             fold.add(message)
             self.messages.append(message)
             self.marks.append((len(fold.items), fold.save()))
         items, encoded = fold.items, self.encoded
         for item in items[len(encoded) :]:
-            encoded.append(dumps(item) + b",")
+            encoded.append(piece := dumps(item) + b",")
+            self.unjoined += len(piece)
         kept, tail = fold.end()
-        return Converted(items[:kept] + tail, encoded[:kept])
+        if self.unjoined >= BLOCK_BYTES:
+            self._seal(kept - 1)  # the last item sent stays out: its comma may go
+        return Converted(items[:kept] + tail, encoded[:kept], blocks=self.blocks.copy())
+
+    def _seal(self, end: int) -> None:
+        """Join the items from the last block to ``end`` into a block; merge the last two
+        blocks while the earlier is less than twice the later (a binary counter: a
+        handful of blocks, each byte joined again only when its block doubles)."""
+        blocks, encoded = self.blocks, self.encoded
+        start = blocks[-1][0] if blocks else 0
+        if end <= start:
+            return
+        blocks.append((end, b"".join(encoded[start:end])))
+        self.unjoined = sum(map(len, encoded[end:]))
+        while len(blocks) >= 2 and len(blocks[-2][1]) < 2 * len(blocks[-1][1]):
+            (_, first), (end, second) = blocks[-2], blocks.pop()
+            blocks[-1] = (end, first + second)
+
+    def _cut_blocks(self, count: int) -> None:
+        """Forget the blocks reaching past the first ``count`` encoded items."""
+        blocks = self.blocks
+        while blocks and blocks[-1][0] > count:
+            blocks.pop()
+        start = blocks[-1][0] if blocks else 0
+        self.unjoined = sum(map(len, self.encoded[start:count]))
 
 
 class WireCache:

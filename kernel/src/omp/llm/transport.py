@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from omp.llm.body import request_bytes
+from omp.llm.body import BodyPieces, request_pieces
 from omp.llm.errors import ProviderError, http_error, redact, redact_headers, transport_error
 
 SETTLE_GRACE = 5.0
@@ -51,9 +51,11 @@ async def stream_lines(
     timeout or a dropped connection ends the lines quietly - the parser completes the
     message - instead of failing a finished answer."""
     waited, limit = "first-event", first_timeout
-    content = await request_bytes(body, options)
+    content = await request_pieces(body, options)
     if not any(name.lower() == "content-type" for name in headers):
         headers = {**headers, "content-type": "application/json"}
+    if isinstance(content, BodyPieces):  # sent in pieces, not chunked
+        headers = {**headers, "content-length": str(content.length)}
     try:
         async with asyncio.timeout(first_timeout):
             context = client.stream("POST", url, headers=headers, content=content)
