@@ -177,7 +177,7 @@ def whole_answer_ms(text: str, width: int, theme: Theme) -> float:
     from omp_mode_interactive.render.rich_render import RichRenderer
 
     renderer = RichRenderer(width, theme)
-    renderer.markdown("warm up")
+    renderer.markdown(text)
     begin = time.perf_counter()
     renderer.markdown(text)
     return (time.perf_counter() - begin) * 1000

@@ -273,3 +273,22 @@ def test_replay_of_a_resumed_session_shows_the_same_conversation(recorded):
     )
     again = "\n".join(line for line in replayed.text.split("\n") if not line.startswith("  "))
     assert again.strip() == shown.strip()
+
+
+def test_resize_and_thinking_toggle_apply_to_what_comes_next(recorded):
+    steps = [{"thinking": "first thought\n\nsecond thought", "text": "word " * 60}]
+    events = recorded(steps).events
+    start = next(i for i, e in enumerate(events) if e.type == "message_update")
+    screen = Screen(width=120).play(events[:start])
+    screen.transcript.resize(40)
+    screen.transcript.set_show_thinking(False)
+    screen.play(events[start:])
+    assert "first thought" not in screen.text and "thinking hidden (4 words)" in screen.text
+    answer = screen.text[screen.text.index("word") :].strip().split("\n")
+    assert len(answer) > 5 and max(len(line) for line in answer) <= 40
+
+
+def test_warm_up_loads_the_renderers_before_the_first_answer():
+    screen = Screen()
+    screen.transcript.warm_up()
+    assert screen.chunks == [] and screen.transcript.live() == ""

@@ -95,6 +95,12 @@ class Transcript:
             self._tool_entry(name, args, result, is_error, event)
         self._changed()
 
+    def warm_up(self) -> None:
+        """Import and prime rich, Pygments and a lexer (a few hundred ms) so the first
+        answer does not pay for them; safe to run in a worker thread before it."""
+        self._rich.markdown("*warm* `up`")
+        highlight("x = 1", "python", self.theme, self.width)
+
     # -- events -----------------------------------------------------------------------
 
     def handle(self, event: Any) -> None:
