@@ -96,11 +96,15 @@ def environment(root: Path) -> dict[str, str]:
 class RpcClient:
     """One ``omp --mode rpc`` process: send frames, wait for the ones you expect."""
 
-    def __init__(self, root: Path, *args: str, mode: str = "rpc") -> None:
+    def __init__(
+        self, root: Path, *args: str, mode: str = "rpc", settings: dict[str, Any] | None = None
+    ) -> None:
         self.root = root
         self.cwd = root / "work"
         for folder in (self.cwd, root / "agent", root / "home"):
             folder.mkdir(parents=True, exist_ok=True)
+        if settings is not None:
+            (root / "agent" / "settings.json").write_text(json.dumps(settings))
         self.script = write_script(root / "script.jsonl", SCRIPT)
         self.stderr_path = root / "stderr.txt"
         self.frames: list[dict[str, Any]] = []
@@ -270,8 +274,8 @@ def fresh_rpc(tmp_path: Path):
     """A process of its own, for tests that change the protocol or end the process."""
     clients: list[RpcClient] = []
 
-    def start(*args: str, mode: str = "rpc") -> RpcClient:
-        client = RpcClient(tmp_path / f"p{len(clients)}", *args, mode=mode)
+    def start(*args: str, mode: str = "rpc", settings: dict[str, Any] | None = None) -> RpcClient:
+        client = RpcClient(tmp_path / f"p{len(clients)}", *args, mode=mode, settings=settings)
         clients.append(client)
         return client
 

@@ -19,6 +19,12 @@ def test_prompt_streams_omp_event_frames(rpc):
     event = update["assistantMessageEvent"]
     assert event["type"] in ("start", "text_start", "text_delta", "text_end")
     assert event["partial"]["role"] == "assistant"
+    assert update["message"] == event["partial"]
+    delta = next(
+        f for f in frames if f.get("assistantMessageEvent", {}).get("type") == "text_delta"
+    )
+    assert delta["assistantMessageEvent"]["contentIndex"] == 0
+    assert isinstance(delta["assistantMessageEvent"]["delta"], str)
     user = next(f["message"] for f in frames if f["type"] == "message_start")
     assert user["role"] == "user" and user["content"] == "hello"
     assert isinstance(user["timestamp"], int)

@@ -14,6 +14,7 @@ import itertools
 import json
 import os
 import threading
+from collections.abc import Callable
 from typing import Any
 
 MAX_FRAME_BYTES = 1 << 20
@@ -65,6 +66,15 @@ class FrameWriter:
                 self._write_chunks(data[:-1])
                 return
             data = encode(degrade(frame))
+        with self._lock:
+            self._write_all(data)
+
+    def write_encoded(self, data: bytes, frame: Callable[[], dict[str, Any]]) -> None:
+        """A frame already encoded as one line; ``frame()`` builds it as a dict when
+        the line is over the limit and has to be chunked or degraded."""
+        if len(data) > MAX_FRAME_BYTES:
+            self.write(frame())
+            return
         with self._lock:
             self._write_all(data)
 
@@ -153,3 +163,29 @@ def _shrink(value: Any, max_chars: int, max_items: int, max_keys: int) -> Any:
             out["rpcFrameElidedKeys"] = keys[max_keys:]
         return out
     return value
+
+
+def message_update_line(event: Any) -> bytes | None:
+    """A ``message_update`` event as one line, the partial message (which the frame
+    carries twice, as ``message`` and ``assistantMessageEvent.partial``) encoded once:
+    on a long reply this is most of the work of every frame. None when the event
+    does not have that shape."""
+    from pydantic_core import to_json
+
+    update = event.assistant_message_event
+    if update.get("partial") is not event.message or not hasattr(event.message, "model_dump_json"):
+        return None
+    message = event.message.model_dump_json(exclude_none=True).encode("utf-8")
+    rest = {k: v for k, v in update.items() if k != "partial"}
+    fields = to_json(rest, by_alias=True, exclude_none=True)[1:-1]
+    return b"".join(
+        (
+            b'{"type":"message_update","message":',
+            message,
+            b',"assistantMessageEvent":{',
+            fields + b"," if fields else b"",
+            b'"partial":',
+            message,
+            b"}}\n",
+        )
+    )

@@ -22,7 +22,7 @@ from omp.errors import OmpError
 from omp.messages import ImageContent, TextContent, UserMessage
 
 from omp_mode_rpc.commands import COMMANDS, NO_DATA
-from omp_mode_rpc.frames import FrameWriter, ready_frame
+from omp_mode_rpc.frames import FrameWriter, message_update_line, ready_frame
 from omp_mode_rpc.host_tools import HostTools
 from omp_mode_rpc.state import RpcError
 from omp_mode_rpc.ui import RpcUI
@@ -94,6 +94,13 @@ class RpcServer:
         self.send(frame)
 
     def _on_event(self, event: Any) -> None:
+        if event.type == "message_update":
+            line = message_update_line(event)
+            if line is not None:
+                self.writer.write_encoded(
+                    line, lambda: event.model_dump(mode="json", exclude_none=True)
+                )
+                return
         frame = event.model_dump(mode="json", exclude_none=True)
         kind = frame.get("type")
         if kind == "agent_start":
