@@ -168,3 +168,28 @@ def test_proxies_from_the_environment_are_honoured(replay_server, monkeypatch):
 
     assert asyncio.run(post()) == 200
     assert replay_server.requests[0].path == "http://model.example.invalid/v1/x"
+
+
+HTTPX_CLI_PROBE = """
+import sys
+import omp.llm.http
+omp.llm.http.new_client()
+cli = ("click", "rich", "pygments", "httpx._main")
+loaded = [m for m, module in sys.modules.items() if module is not None]
+print(sorted(m for m in loaded if m in cli or m.split(".")[0] in cli[:3]))
+"""
+
+
+def test_the_client_does_not_import_httpxs_command_line_tool():
+    """``import httpx`` imports its command-line client (click, rich, pygments: ~35 ms)
+    whenever those are installed, as they are for the interactive mode; a provider's
+    client never runs that command, so a one-turn run does not pay for it."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    out = subprocess.run(
+        [sys.executable, "-c", HTTPX_CLI_PROBE], env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
