@@ -5,7 +5,9 @@ entry, the automatic triggers) is ``omp.compactor``.
 The cut follows pi and omp: walking back from the newest message, recent messages are
 kept verbatim until ``compaction.keepRecentTokens`` is reached; the cut then moves
 forward to the nearest message that may start the kept part - never a tool result,
-so a tool call and its result are never split. On a repeated compaction the span
+so a tool call and its result are never split. A cut inside a turn (pi's split turn)
+summarises the complete turns before it and the turn's early part apart, and joins the
+two summaries. On a repeated compaction the span
 summarised starts where the previous compaction's kept part started, with the
 previous summary handed to the model as well.
 """
@@ -163,12 +165,21 @@ class Preparation:
     tokens_before: int = 0
     read_files: list[str] = field(default_factory=list)
     modified_files: list[str] = field(default_factory=list)
+    turn_prefix: list[Any] = field(default_factory=list)
+    """When the cut falls inside a turn (pi's split turn): the turn's messages before
+    the cut, summarised apart from ``messages`` (the complete turns before it)."""
+
+    @property
+    def is_split_turn(self) -> bool:
+        return bool(self.turn_prefix)
 
     def public(self) -> dict[str, Any]:
         """The preparation as session_before_compact handlers see it."""
         return {
             "first_kept_entry_id": self.first_kept_entry_id,
             "messages_to_summarize": list(self.messages),
+            "turn_prefix_messages": list(self.turn_prefix),
+            "is_split_turn": self.is_split_turn,
             "previous_summary": self.previous_summary,
             "tokens_before": self.tokens_before,
             "file_ops": {"read": self.read_files, "modified": self.modified_files},
@@ -228,11 +239,20 @@ def prepare(
         )
         if cut is None:
             return None
-    summarised = [m for i, e in span if i < cut and (m := message_of(e)) is not None]
-    if not summarised:
+    turn_start = cut
+    if not _is_turn_start(path[cut]):
+        turn_start = next((i for i, e in reversed(span) if i < cut and _is_turn_start(e)), start)
+    summarised = [m for i, e in span if i < turn_start and (m := message_of(e)) is not None]
+    prefix = [m for i, e in span if turn_start <= i < cut and (m := message_of(e)) is not None]
+    if not summarised and not prefix:
         return None
-    read, modified = _file_ops(summarised, details)
-    return Preparation(path[cut]["id"], summarised, previous_summary, 0, read, modified)
+    if not summarised and previous_summary is None:
+        # Nothing before this turn: the one structured summary covers it (goal included).
+        summarised, prefix = prefix, []
+    read, modified = _file_ops([*summarised, *prefix], details)
+    return Preparation(
+        path[cut]["id"], summarised, previous_summary, 0, read, modified, turn_prefix=prefix
+    )
 
 
 def _is_turn_start(entry: dict[str, Any]) -> bool:
@@ -320,6 +340,54 @@ def summary_prompt(
     if custom:
         parts.append(f"Additional focus from the user: {custom}")
     return "\n\n".join(parts)
+
+
+TURN_PREFIX_INSTRUCTIONS = """This is the PREFIX of a turn that was too large to keep whole. \
+The SUFFIX (the recent work) is kept verbatim after your summary.
+
+Summarise the prefix so that the kept suffix can be understood:
+
+## Original Request
+[What the user asked for in this turn, in their words where it matters]
+
+## Early Progress
+- [Decisions taken and work done in the prefix; files read and changed]
+
+## Context for Suffix
+- [What is needed to understand the kept recent work]
+
+Be concise."""
+
+SPLIT_TURN_HEADING = "**Turn Context (split turn):**"
+
+
+def split_previous(summary: str | None) -> tuple[str | None, str | None]:
+    """A previous summary as (history, earlier turn context): the part a split turn
+    added after ``SPLIT_TURN_HEADING`` is merged again, not stacked."""
+    if not summary or SPLIT_TURN_HEADING not in summary:
+        return summary, None
+    history, _, turn = summary.partition(SPLIT_TURN_HEADING)
+    return history.rstrip().removesuffix("---").rstrip(), turn.strip()
+
+
+def turn_prefix_prompt(preparation: Preparation) -> str:
+    """The summary request for a split turn's prefix (still inside the turn an earlier
+    compaction split: with that turn context to merge)."""
+    parts = [f"<conversation>\n{serialize(preparation.turn_prefix)}\n</conversation>"]
+    earlier = None if preparation.messages else split_previous(preparation.previous_summary)[1]
+    if earlier:
+        parts.append(f"<previous-summary>\n{earlier}\n</previous-summary>")
+    parts.append(TURN_PREFIX_INSTRUCTIONS)
+    if earlier:
+        parts.append(
+            "The <previous-summary> covers the earlier part of this same turn: merge it in."
+        )
+    return "\n\n".join(parts)
+
+
+def join_split_summary(history: str, prefix: str) -> str:
+    """pi's merge of a split turn's two summaries."""
+    return f"{history.strip()}\n\n---\n\n{SPLIT_TURN_HEADING}\n\n{prefix.strip()}"
 
 
 def with_file_tags(summary: str, preparation: Preparation) -> str:

@@ -210,7 +210,10 @@ class Compactor:
             custom=instructions,
             context=list(shaped.context),
         )
-        text = await self._ask_model(prompt, signal)
+        if preparation.is_split_turn:
+            text = await self._split_turn_summary(preparation, prompt, signal)
+        else:
+            text = await self._ask_model(prompt, signal)
         return {
             "summary": compaction.with_file_tags(text, preparation),
             "first_kept_entry_id": preparation.first_kept_entry_id,
@@ -221,6 +224,24 @@ class Compactor:
             },
             "preserveData": shaped.preserve_data,
         }
+
+    async def _split_turn_summary(
+        self, preparation: compaction.Preparation, history_prompt: str, signal: AbortSignal
+    ) -> str:
+        """The history before the turn and the turn's prefix, summarised at once and
+        joined (without earlier history: the previous summary, else pi's note)."""
+        import asyncio
+
+        prefix = self._ask_model(compaction.turn_prefix_prompt(preparation), signal)
+        if preparation.messages:
+            history, prefix_text = await asyncio.gather(
+                self._ask_model(history_prompt, signal), prefix
+            )
+        else:
+            history = compaction.split_previous(preparation.previous_summary)[0]
+            history = history or "No prior history."
+            prefix_text = await prefix
+        return compaction.join_split_summary(history, prefix_text)
 
     def _model(self) -> Any:
         session = self._session
