@@ -1,0 +1,137 @@
+"""An ACP client (the SDK's own client side) driving ``omp acp`` in a subprocess with
+the scripted provider and a private home, agent directory and working directory."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from acp import PROTOCOL_VERSION, schema, spawn_agent_process
+from omp.testing import PROVIDER_KEYS, write_script
+
+SCRUBBED = {"OMP_MODEL", "OMP_SCRIPT", "OMP_SETTINGS", "OMP_DISABLED_PLUGINS", *PROVIDER_KEYS}
+
+
+def omp_command() -> str:
+    return str(Path(sys.executable).with_name("omp"))
+
+
+class EditorClient:
+    """Implements ``acp.interfaces.Client`` as an editor would: collects every update,
+    answers permission requests with ``permission`` (an option id, or None to cancel),
+    and serves files from ``buffers`` (unsaved editor text) when asked."""
+
+    def __init__(self) -> None:
+        self.updates: list[tuple[str, Any]] = []
+        self.permission: str | None = "allow_once"
+        self.permission_requests: list[Any] = []
+        self.permission_gate: asyncio.Event | None = None
+        self.buffers: dict[str, str] = {}
+        self.reads: list[str] = []
+        self.writes: list[tuple[str, str]] = []
+
+    def of(self, session_id: str, kind: str | None = None) -> list[Any]:
+        return [
+            u
+            for s, u in self.updates
+            if s == session_id and (kind is None or u.session_update == kind)
+        ]
+
+    def text(self, session_id: str, kind: str = "agent_message_chunk") -> str:
+        return "".join(u.content.text for u in self.of(session_id, kind))
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        self.updates.append((session_id, update))
+
+    async def request_permission(
+        self, options: list[Any], session_id: str, tool_call: Any, **kwargs: Any
+    ) -> schema.RequestPermissionResponse:
+        self.permission_requests.append((session_id, tool_call, options))
+        if self.permission_gate is not None:
+            await self.permission_gate.wait()
+        if self.permission is None:
+            return schema.RequestPermissionResponse(
+                outcome=schema.DeniedOutcome(outcome="cancelled")
+            )
+        return schema.RequestPermissionResponse(
+            outcome=schema.AllowedOutcome(outcome="selected", option_id=self.permission)
+        )
+
+    async def read_text_file(self, path: str, session_id: str, **kwargs: Any) -> Any:
+        self.reads.append(path)
+        if path in self.buffers:
+            return schema.ReadTextFileResponse(content=self.buffers[path])
+        return schema.ReadTextFileResponse(content=Path(path).read_text())
+
+    async def write_text_file(self, content: str, path: str, session_id: str, **kwargs: Any) -> Any:
+        self.writes.append((path, content))
+        self.buffers[path] = content
+        return schema.WriteTextFileResponse()
+
+    def on_connect(self, conn: Any) -> None:
+        pass
+
+
+class AcpRig:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.cwd = root / "work"
+        self.agent_dir = root / "agent"
+        for path in (self.cwd, self.agent_dir, root / "home"):
+            path.mkdir(parents=True, exist_ok=True)
+        self.env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
+        self.env.update(
+            {
+                "OMP_CODING_AGENT_DIR": str(self.agent_dir),
+                "HOME": str(root / "home"),
+                "OLLAMA_HOST": "127.0.0.1:9",
+                "PYTHONDONTWRITEBYTECODE": "1",
+            }
+        )
+        coverage_log = os.environ.get("OMP_HOOK_COVERAGE_LOG")
+        if coverage_log:
+            self.env["OMP_TRACE_PLUGINS"] = coverage_log
+        self._scripts = 0
+
+    def script(self, steps: list[dict[str, Any]]) -> Path:
+        self._scripts += 1
+        return write_script(self.root / f"script-{self._scripts}.jsonl", steps)
+
+    @contextlib.asynccontextmanager
+    async def connect(
+        self,
+        *args: str,
+        fs: bool = False,
+        client: EditorClient | None = None,
+        entry: tuple[str, ...] = ("acp",),
+    ):
+        """``(conn, client)`` to a running ``omp acp *args`` (or ``omp *entry *args``),
+        initialized."""
+        client = client or EditorClient()
+        async with spawn_agent_process(
+            client,
+            omp_command(),
+            *entry,
+            *args,
+            env=self.env,
+            cwd=self.cwd,
+            transport_kwargs={"stderr": None},
+        ) as (conn, process):
+            caps = schema.ClientCapabilities(
+                fs=schema.FileSystemCapabilities(read_text_file=fs, write_text_file=fs)
+            )
+            client.init = await asyncio.wait_for(
+                conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps), 30
+            )
+            yield conn, client
+        assert process.returncode is not None
+
+
+@pytest.fixture
+def acp_rig(tmp_path: Path) -> AcpRig:
+    return AcpRig(tmp_path)
