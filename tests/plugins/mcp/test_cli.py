@@ -12,7 +12,9 @@ from mcp_helpers import DEMO, run_omp
 def test_add_list_disable_enable_remove(tmp_path: Path) -> None:
     added = run_omp(tmp_path, "mcp", "add", "demo", "--env", "A=1", "--", sys.executable, str(DEMO))
     assert added.returncode == 0, added.stderr
-    config = json.loads((tmp_path / "agent" / "mcp.json").read_text())
+    config_file = tmp_path / "agent" / "mcp.json"
+    assert config_file.stat().st_mode & 0o777 == 0o600
+    config = json.loads(config_file.read_text())
     assert config["mcpServers"]["demo"] == {
         "command": sys.executable,
         "args": [str(DEMO)],
