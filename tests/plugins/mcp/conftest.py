@@ -22,9 +22,19 @@ def free_port() -> int:
 @pytest.fixture
 def http_server() -> Iterator[str]:
     """The demo server over streamable HTTP on a loopback port; its URL."""
+    yield from _serve("http", "/mcp")
+
+
+@pytest.fixture
+def sse_server() -> Iterator[str]:
+    """The demo server over SSE on a loopback port; its URL."""
+    yield from _serve("sse", "/sse")
+
+
+def _serve(transport: str, path: str) -> Iterator[str]:
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, str(DEMO), "http", str(port)],
+        [sys.executable, str(DEMO), transport, str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -35,6 +45,6 @@ def http_server() -> Iterator[str]:
             break
         except OSError:
             time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}/mcp"
+    yield f"http://127.0.0.1:{port}{path}"
     proc.terminate()
     proc.wait(10)

@@ -94,6 +94,8 @@ def main() -> None:
     server = build(args.tools)
     if args.transport == "http":
         server.run("streamable-http", host="127.0.0.1", port=args.port)
+    elif args.transport == "sse":
+        server.run("sse", host="127.0.0.1", port=args.port)
     else:
         server.run()
 

@@ -23,6 +23,49 @@ def test_streamable_http_server_with_headers(omp_harness, http_server: str) -> N
     assert text_of(tool_results(events)["mcp__web__shout"][0]) == "OVER HTTP"
 
 
+def test_sse_server(omp_harness, sse_server: str) -> None:
+    configure(
+        omp_harness.agent_dir,
+        {"old": {"type": "sse", "url": sse_server}},
+        mcp={"startupGateMs": 20000},
+    )
+    session = omp_harness.session(script=[call("mcp__old__shout", text="sse"), {"text": "k"}])
+    events = omp_harness.run(session, "go")
+    assert text_of(tool_results(events)["mcp__old__shout"][0]) == "SSE"
+
+
+def test_a_call_slower_than_the_server_timeout_fails_and_the_server_stays(omp_harness) -> None:
+    configure(
+        omp_harness.agent_dir,
+        {"demo": stdio_server(timeout=500)},
+        mcp={"startupGateMs": 20000},
+    )
+    session = omp_harness.session(
+        script=[
+            call("mcp__demo__nap", seconds=3),
+            call("mcp__demo__shout", text="a"),
+            {"text": "k"},
+        ]
+    )
+    events = omp_harness.run(session, "go")
+    nap = tool_results(events)["mcp__demo__nap"][0]
+    assert nap.is_error and "did not answer nap within 0.5 s" in text_of(nap)
+    assert text_of(tool_results(events)["mcp__demo__shout"][0]) == "A"
+
+
+def test_approval_settings_apply_to_mcp_tools(omp_harness) -> None:
+    configure(
+        omp_harness.agent_dir,
+        {"demo": stdio_server()},
+        mcp={"startupGateMs": 20000},
+        tools={"approval": {"mcp__demo__shout": "deny"}},
+    )
+    session = omp_harness.session(script=[call("mcp__demo__shout", text="a"), {"text": "k"}])
+    events = omp_harness.run(session, "go")
+    result = tool_results(events)["mcp__demo__shout"][0]
+    assert text_of(result) == "Tool call mcp__demo__shout was denied by the tools.approval setting"
+
+
 def test_a_slow_server_does_not_hold_the_first_prompt_and_joins_when_ready(omp_harness) -> None:
     configure(
         omp_harness.agent_dir, {"slow": stdio_server("--slow", "1.5")}, mcp={"startupGateMs": 100}
