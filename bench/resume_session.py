@@ -1,8 +1,10 @@
 """Resuming a large session: wall time and peak RSS of ``omp`` to its first request.
 
-    .venv/bin/python bench/resume_session.py [--mb N] [--runs N] [--omp PATH] [--check]
+    .venv/bin/python bench/resume_session.py [--mb N | --entries N] [--runs N] [--omp PATH]
+                                             [--check]
 
-Generates a session file of about ``--mb`` MB (default 50) in omp's format, made of
+Generates a session file of about ``--mb`` MB (default 50), or of ``--entries`` entries
+(the 20,000-entry variant: ``--entries 20000``), in omp's format, made of
 realistic turns (a user prompt; assistant messages with thinking, text and tool calls;
 tool results with file contents, grep hits and command output), then runs the real CLI
 in print mode with the scripted provider on a fresh copy of it, ``--runs`` times:
@@ -128,10 +130,15 @@ def _tool_call(rng: random.Random, call_id: str) -> tuple[dict[str, Any], dict[s
     return call, {"toolName": kind, "content": [{"type": "text", "text": text}], "details": details}
 
 
-def generate_session(path: Path, megabytes: float, cwd: str, seed: int = 8) -> int:
-    """Write a session of about ``megabytes`` MB; returns its number of assistant messages."""
+def generate_session(
+    path: Path, megabytes: float, cwd: str, seed: int = 8, entries: int | None = None
+) -> int:
+    """Write a session of about ``megabytes`` MB (or, with ``entries``, of that many
+    entries after the header, whatever their size); returns its number of assistant
+    messages."""
     rng = random.Random(seed)
     limit = int(megabytes * 1_000_000)
+    written = 0
     clock = 1_750_000_000_000
     parent: str | None = None
     assistants = 0
@@ -149,7 +156,8 @@ def generate_session(path: Path, megabytes: float, cwd: str, seed: int = 8) -> i
             return len(line.encode("utf-8"))
 
         def entry(kind: str, **fields: Any) -> int:
-            nonlocal parent, clock
+            nonlocal parent, clock, written
+            written += 1
             clock += rng.randint(200, 20_000)
             entry_id = uuid.UUID(int=rng.getrandbits(128)).hex[-8:]
             size = write(
@@ -172,7 +180,7 @@ def generate_session(path: Path, megabytes: float, cwd: str, seed: int = 8) -> i
         )
         size += entry("model_change", model="scripted/demo")
         turn = 0
-        while size < limit:
+        while (written < entries) if entries else (size < limit):
             turn += 1
             size += message("user", content=_text(rng, rng.randint(80, 1500)))
             for step in range(rng.randint(1, 6)):
@@ -227,12 +235,17 @@ def run_once(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=50, help="session size in MB (default 50)")
+    parser.add_argument(
+        "--entries",
+        type=int,
+        help="generate this many entries instead of --mb (issue 13: 20,000)",
+    )
     parser.add_argument("--runs", type=int, default=3, help="timed runs (default 3)")
     parser.add_argument("--omp", help="the omp executable (default: beside this python)")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     args = parser.parse_args(argv)
-    if args.runs < 1 or args.mb <= 0:
-        parser.error("--runs must be at least 1 and --mb positive")
+    if args.runs < 1 or args.mb <= 0 or (args.entries is not None and args.entries < 1):
+        parser.error("--runs and --entries must be at least 1 and --mb positive")
     omp = find_omp(args.omp)
     scratch = Path(tempfile.mkdtemp(prefix="omp-bench-resume-"))
     try:
@@ -252,7 +265,7 @@ def _bench(args: argparse.Namespace, omp: Path, scratch: Path) -> int:
 
     started = time.perf_counter()
     source = scratch / "large.jsonl"
-    assistants = generate_session(source, args.mb, str(work))
+    assistants = generate_session(source, args.mb, str(work), entries=args.entries)
     with open(source, "rb") as f:
         lines = sum(1 for _ in f)
     generated = time.perf_counter() - started
