@@ -42,6 +42,19 @@ class Batch:
         path.write_text("".join(json.dumps(t) + "\n" for t in tasks))
         return path
 
+    def crasher(self) -> str:
+        """An extension that kills its worker process the first time a session starts
+        (as a lost node would), and does nothing after that."""
+        marker = self.root / "crashed-once"
+        path = self.root / "crasher.py"
+        path.write_text(
+            "import os\nimport omp\n\n\n@omp.hookimpl\ndef omp_session_start(ctx):\n"
+            f"    if not os.path.exists({str(marker)!r}):\n"
+            f"        open({str(marker)!r}, 'w').close()\n"
+            "        os._exit(9)\n"
+        )
+        return str(path)
+
     def command(self, *args: str) -> list[str]:
         omp = Path(sys.executable).with_name("omp")
         return [str(omp), "batch", *args]

@@ -165,3 +165,18 @@ def test_bad_input_is_one_line_and_a_nonzero_exit(batch):
         assert len(lines) == 1 and message in lines[0], (tasks, proc.stderr)
     proc = batch.run("tasks.jsonl")
     assert proc.returncode == 2 and "--out DIR is required" in proc.stderr
+
+
+def test_a_task_whose_worker_dies_fails_alone(batch):
+    ok = batch.script({"text": "fine"})
+    dies = {"id": "dies", "prompt": "x", "cwd": "work", "flags": {"script": ok}}
+    dies["plugins"] = [batch.crasher()]
+    others = [
+        {"id": f"t{n}", "prompt": "x", "cwd": "work", "flags": {"script": ok}} for n in range(4)
+    ]
+    proc = batch.run(str(batch.tasks([dies, *others])), "--out", "out", "--jobs", "1")
+    results = {r["id"]: r for r in batch.results()}
+    assert proc.returncode == 1, proc.stderr
+    assert results["dies"]["status"] == "failed"
+    assert "worker process died (exit code 9)" in results["dies"]["error"]
+    assert [results[f"t{n}"]["status"] for n in range(4)] == ["done"] * 4

@@ -61,8 +61,12 @@ def test_every_request_of_every_worker_goes_through_the_shared_bucket(batch, rep
 
     agent = batch.root / "agent"
     agent.mkdir(exist_ok=True)
-    provider = {"baseUrl": f"{replay_server.url}/v1", "api": "openai-completions",
-                "apiKey": "PROXY_KEY", "models": [{"id": "coder"}]}  # fmt: skip
+    provider = {
+        "baseUrl": f"{replay_server.url}/v1",
+        "api": "openai-completions",
+        "apiKey": "PROXY_KEY",
+        "models": [{"id": "coder"}],
+    }
     (agent / "models.json").write_text(json.dumps({"providers": {"proxy": provider}}))
     limits = {"requestsPerMinute": {"proxy": 6}, "tokensPerMinute": {"*": 10_000_000}}
     (agent / "settings.json").write_text(json.dumps({"batch": limits}))

@@ -28,8 +28,12 @@ def ray_batch(tmp_path_factory, make_batch):
             "flags": {"script": ok},
             "resources": {"num_cpus": 1},
         }
-        for n in range(9)
+        for n in range(8)
     ]
+    crasher = [batch.crasher()]
+    tasks.append(
+        {"id": "lost", "prompt": "x", "cwd": "work", "flags": {"script": ok}, "plugins": crasher}
+    )
     tasks.append({"id": "bad", "prompt": "x", "cwd": "work", "flags": {"script": failing}})
     path = batch.tasks(tasks)
     proc = batch.run(
@@ -43,10 +47,12 @@ def test_every_task_ran_as_a_ray_task_with_its_own_session(ray_batch):
     assert proc.returncode == 1, proc.stderr  # one task failed
     results = {r["id"]: r for r in batch.results()}
     assert len(results) == 10 and len(batch.results()) == 10
-    for n in range(9):
+    for n in range(8):
         assert results[f"r{n}"]["status"] == "done", results[f"r{n}"]
         assert results[f"r{n}"]["answer"] == "read it" and results[f"r{n}"]["turns"] == 2
         assert (batch.root / "out" / f"r{n}" / "session.jsonl").is_file()
+    assert (batch.root / "crashed-once").exists()  # its first worker died, as with a lost node
+    assert results["lost"]["status"] == "done"  # and Ray ran it again
     assert results["bad"]["status"] == "failed"
     assert "provider exploded" in results["bad"]["error"]
 

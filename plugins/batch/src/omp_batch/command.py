@@ -85,7 +85,7 @@ def parse(args: list[str], runtime: Any) -> BatchArgs:
         options=EngineOptions(
             jobs=_positive("--jobs", values.get("--jobs")),
             address=values.get("--address"),
-            max_retries=_positive("--max-retries", values.get("--max-retries"), 0) or 0,
+            max_retries=_number("--max-retries", values.get("--max-retries"), default=3),
         ),
         retry_failed="--retry-failed" in switches,
         json="--json" in switches,
@@ -99,6 +99,11 @@ def _typed(name: str, value: str, kind: str) -> Any:
     if kind == "integer":
         return _positive(name, value, 0)
     return value
+
+
+def _number(name: str, value: str | None, default: int) -> int:
+    got = _positive(name, value, 0)
+    return default if got is None else got
 
 
 def _positive(name: str, value: str | None, least: int = 1) -> int | None:
@@ -172,12 +177,13 @@ def run(args: list[str], runtime: Any) -> int:
 
 
 def _lock(out: Path) -> int:
-    """One runner per DIR: a second one would run the same tasks twice."""
+    """One runner per DIR: a second one would run the same tasks twice. A POSIX record
+    lock, which forked workers do not inherit: it ends with the runner itself."""
     import fcntl
 
     fd = os.open(out / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
         os.close(fd)

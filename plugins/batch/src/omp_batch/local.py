@@ -27,9 +27,20 @@ CANCEL_GRACE_S = 30.0
 
 
 def _watch_parent(parent: int) -> None:
+    """End this worker with its runner: at once on Linux (PR_SET_PDEATHSIG), within a
+    fraction of a second elsewhere."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:
+        os._exit(1)
+
     def watch() -> None:
         while os.getppid() == parent:
-            time.sleep(0.5)
+            time.sleep(0.2)
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True, name="omp-batch-parent-watch").start()

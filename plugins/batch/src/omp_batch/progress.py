@@ -4,6 +4,7 @@ lines on stderr otherwise, JSON events on stdout with ``--json``."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -70,16 +71,22 @@ class Progress:
 
 
 class JsonProgress(Progress):
-    """One JSON object per line on stdout: start, started, finished, end/interrupted."""
+    """One JSON object per line on stdout: start, started, finished, end/interrupted.
+    Anything else written to stdout while the batch runs (an engine's own messages, a
+    plugin's prints, in this process or its workers) is sent to stderr instead, so
+    stdout stays JSON only."""
 
     def __init__(self, total: int, skipped: int) -> None:
         super().__init__(total, 0)
+        sys.stdout.flush()
+        self.out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+        os.dup2(2, 1)
         self.skipped = skipped
         self.emit({"event": "start", "total": total, "skipped": skipped})
 
     def emit(self, event: dict[str, Any]) -> None:
-        sys.stdout.write(json.dumps(event, ensure_ascii=False) + "\n")
-        sys.stdout.flush()
+        self.out.write(json.dumps(event, ensure_ascii=False) + "\n")
+        self.out.flush()
 
     def started(self, task_id: str) -> None:
         super().started(task_id)
