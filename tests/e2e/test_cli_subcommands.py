@@ -27,7 +27,8 @@ STATS = textwrap.dedent(
 @pytest.mark.parametrize("word", ["mcp", "batch"])  # `sessions` is built in now
 def test_a_family_without_its_plugin_is_not_installed_not_a_prompt(omp_cli, word):
     script = omp_cli.script([{"text": "I am the model"}])
-    proc = omp_cli(word, "add", "foo", "--script", script)
+    without = {"OMP_DISABLED_PLUGINS": word}  # both plugins are installed here
+    proc = omp_cli(word, "add", "foo", "--script", script, env=without)
     line = omp_cli.assert_one_line_error(proc)
     assert f"`omp {word}` is not installed" in line
     assert omp_cli.all_session_files() == []
