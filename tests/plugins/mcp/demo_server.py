@@ -9,6 +9,7 @@ import base64
 import os
 import sys
 import time
+from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.utilities.types import Image
@@ -24,8 +25,8 @@ class Weather(BaseModel):
     celsius: float
 
 
-def build(extra_tools: int) -> MCPServer:
-    server = MCPServer("demo")
+def build(extra_tools: int, **options: Any) -> MCPServer:
+    server = MCPServer("demo", **options)
 
     @server.tool(description="Echo the text back, upper-cased.")
     def shout(text: str) -> str:

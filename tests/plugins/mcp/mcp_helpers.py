@@ -35,8 +35,11 @@ def text_of(event: Any) -> str:
     return "".join(getattr(b, "text", "") for b in content)
 
 
-def run_omp(root: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def run_omp(
+    root: Path, *args: str, timeout: float = 60, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """``omp *args`` in a private environment under ``root`` (work/, agent/, home/)."""
+    extra_env = env
     env = {
         k: v
         for k, v in os.environ.items()
@@ -53,6 +56,7 @@ def run_omp(root: Path, *args: str, timeout: float = 60) -> subprocess.Completed
     coverage_log = os.environ.get("OMP_HOOK_COVERAGE_LOG")
     if coverage_log:
         env["OMP_TRACE_PLUGINS"] = coverage_log
+    env.update(extra_env or {})
     for sub in ("work", "agent", "home"):
         (root / sub).mkdir(parents=True, exist_ok=True)
     omp = Path(sys.executable).with_name("omp")

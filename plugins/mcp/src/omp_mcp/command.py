@@ -23,6 +23,7 @@ usage: omp mcp list [--json]                      every server, where it comes f
        omp mcp remove NAME [--project]            delete it from omp's mcp.json (or .mcp.json)
        omp mcp enable NAME | disable NAME         switch a server on or off (any source)
        omp mcp test NAME                          connect, list its tools and their token cost
+       omp mcp login NAME                         OAuth in the browser for a remote server
 
 Servers come from .mcp.json / mcp.json in trusted projects, ~/.omp/agent/mcp.json and the
 MCP configs of Claude Code, Cursor, Windsurf, Codex, Gemini CLI and opencode.
@@ -49,17 +50,24 @@ def run(args: list[str], runtime: Any) -> int:
         return _list(servers(), "--json" in rest)
     if action == "add":
         return _add(rest, cwd, agent_dir)
-    if action in ("remove", "enable", "disable", "test"):
+    if action in ("remove", "enable", "disable", "test", "login"):
         name = _one_name(action, rest)
         if action == "remove":
             return _remove(name, "--project" in rest, cwd, agent_dir, servers())
         if action == "test":
             from omp_mcp.probe import probe
 
-            return probe(_find(name, servers()), settings)
+            return probe(_find(name, servers()), settings, agent_dir)
+        if action == "login":
+            import asyncio
+
+            from omp_mcp.oauth import login
+
+            timeout = settings.get("mcp.timeoutMs", 60000) / 1000
+            return asyncio.run(login(_find(name, servers()), agent_dir, timeout))
         return _switch(name, action == "enable", agent_dir, servers())
     raise UsageError(
-        f"unknown mcp command {action!r}; use list, add, remove, enable, disable or test"
+        f"unknown mcp command {action!r}; use list, add, remove, enable, disable, test or login"
     )
 
 

@@ -43,8 +43,12 @@ class Connection:
         request_timeout: float,
         startup_timeout: float = 30.0,
         on_notification: Notify | None = None,
+        auth: Any = None,
     ) -> None:
         self.config = config
+        self.auth = auth
+        """An httpx auth (the SDK's OAuthClientProvider) for remote servers, or None."""
+        self._refused: int | None = None
         self.request_timeout = config.timeout or request_timeout
         self.startup_timeout = startup_timeout
         self.on_notification = on_notification
@@ -127,7 +131,7 @@ class Connection:
             raise
         except BaseException as exc:  # every way a server can fail is reported
             if self.state != "closed":
-                self._fail(describe_error(exc))
+                self._fail(self._explain(describe_error(exc)))
         finally:
             _spawned.reset(token)
             self._session = None
@@ -150,11 +154,26 @@ class Connection:
         if config.transport == "sse":
             from mcp.client.sse import sse_client
 
-            return sse_client(config.url, headers=config.headers, timeout=self.request_timeout)
+            return sse_client(
+                config.url, headers=config.headers, timeout=self.request_timeout, auth=self.auth
+            )
         from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
-        client = create_mcp_http_client(headers=config.headers)
+        client = create_mcp_http_client(headers=config.headers, auth=self.auth)
+        client.event_hooks.setdefault("response", []).append(self._saw_response)
         return streamable_http_client(config.url, http_client=client)
+
+    async def _saw_response(self, response: Any) -> None:
+        if response.status_code in (401, 403):
+            self._refused = response.status_code
+
+    def _explain(self, error: str) -> str:
+        refused, self._refused = self._refused, None
+        if refused == 401:
+            return f"HTTP 401 Unauthorized; if it uses OAuth, run `omp mcp login {self.name}`"
+        if refused == 403:
+            return f"HTTP 403 Forbidden ({error}); check its headers or `omp mcp login {self.name}`"
+        return error
 
     def _spawned(self, pid: int) -> None:
         self.pid = pid

@@ -10,6 +10,7 @@ from typing import Any
 from omp_mcp.config import ServerConfig, load_servers
 from omp_mcp.connection import Connection
 from omp_mcp.deferral import SEARCH_TOOL, DeferredTools
+from omp_mcp.oauth import stored_provider
 from omp_mcp.tools import McpTool
 
 STATE_KEY = "omp-mcp"
@@ -57,6 +58,9 @@ class McpManager:
                 config,
                 request_timeout=self.request_timeout,
                 on_notification=self._on_notification,
+                auth=stored_provider(config, Path(self.api.agent_dir))
+                if config.transport != "stdio"
+                else None,
             )
             self.connections[config.name] = connection
             connection.start()

@@ -5,23 +5,26 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 from omp_mcp.config import ServerConfig
 
 
-def probe(config: ServerConfig, settings: Any) -> int:
-    return asyncio.run(_probe(config, settings))
+def probe(config: ServerConfig, settings: Any, agent_dir: Path) -> int:
+    return asyncio.run(_probe(config, settings, agent_dir))
 
 
-async def _probe(config: ServerConfig, settings: Any) -> int:
+async def _probe(config: ServerConfig, settings: Any, agent_dir: Path) -> int:
     from omp.tokens import count
 
     from omp_mcp.connection import Connection
+    from omp_mcp.oauth import stored_provider
     from omp_mcp.tools import sanitize_input_schema, tool_name
 
     timeout = settings.get("mcp.timeoutMs", 60000) / 1000
-    connection = Connection(config, request_timeout=timeout, startup_timeout=timeout)
+    auth = stored_provider(config, agent_dir) if config.transport != "stdio" else None
+    connection = Connection(config, request_timeout=timeout, startup_timeout=timeout, auth=auth)
     connection.start()
     try:
         ready = await connection.wait_ready(timeout + 5)
