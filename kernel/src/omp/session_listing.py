@@ -3,8 +3,10 @@
 Each file is read as bytes and only the lines that matter are parsed: the header (and
 omp's title slot) at the start, the first user message, the latest ``session_info``
 (pi) or ``title_change`` (omp) name, and message lines are counted, not parsed. A
-session whose file fits in a small prefix and suffix is read in one call; a longer one
-is streamed through at memory speed, without decoding a single message.
+small file is read in one call; a longer one is streamed through at memory speed,
+without decoding a single message. What a scan found is kept in the directory's index
+(``omp.session_index``): listing again reads nothing of an unchanged file and only the
+appended end of one that grew.
 """
 
 from __future__ import annotations
@@ -16,8 +18,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-_WINDOW = 36 * 1024
-"""A 4 KiB prefix and a 32 KiB suffix, as omp reads them: files this small are read whole."""
 _CHUNK = 1 << 20
 _PREVIEW_CHARS = 120
 _MESSAGE = (b'\n{"type":"message"', b'\n{"type": "message"')
@@ -90,6 +90,39 @@ class _Scan:
         self.count = 0
         self.name_line: bytes | None = None
         self._lines_seen = 0
+        self.offset = 0
+        """Where the scan stopped: the end of the last complete line fed."""
+        self.check = b""
+        self.resumable = True
+
+    def record(self) -> dict[str, Any]:
+        """The scan as an index record (omp.session_index)."""
+        return {
+            "header": self.header,
+            "titleSlot": self.title_slot,
+            "first": self.first,
+            "count": self.count,
+            "nameLine": self.name_line.decode("latin-1") if self.name_line else None,
+            "linesSeen": self._lines_seen,
+            "offset": self.offset,
+            "check": self.check.decode("latin-1"),
+            "resumable": self.resumable,
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> _Scan:
+        scan = cls()
+        scan.header = record.get("header")
+        scan.title_slot = record.get("titleSlot")
+        scan.first = record.get("first")
+        scan.count = int(record.get("count") or 0)
+        line = record.get("nameLine")
+        scan.name_line = line.encode("latin-1") if isinstance(line, str) else None
+        scan._lines_seen = int(record.get("linesSeen") or 0)
+        scan.offset = int(record.get("offset") or 0)
+        scan.check = str(record.get("check") or "").encode("latin-1")
+        scan.resumable = record.get("resumable") is True
+        return scan
 
     def feed(self, block: bytes) -> None:
         """``block`` holds complete lines, starting at a line start."""
@@ -146,36 +179,83 @@ class _Scan:
         return header_title or self.title_slot
 
 
-def _scan(path: Path, size: int) -> _Scan:
-    scan = _Scan()
+_CHECK = 64
+"""Bytes before the scanned offset kept in the index, to tell an appended file from a
+rewritten one."""
+
+
+def _scan(path: Path, previous: dict[str, Any] | None = None) -> _Scan:
+    """Scan the file's complete lines; with ``previous`` (an index record of a file that
+    grew) only the bytes after where that scan stopped, when they still follow the same
+    bytes."""
     with open(path, "rb") as f:
-        if size <= _WINDOW:
-            data = f.read()
-            cut = data.rfind(b"\n") + 1
-            # a last line without its newline still counts when it is complete JSON
-            if cut < len(data) and _json_line(data[cut:]) is not None:
-                cut = len(data)
-            scan.feed(data[:cut])
-            return scan
-        carry = b""
-        while chunk := f.read(_CHUNK):
-            data = carry + chunk
-            cut = data.rfind(b"\n") + 1
-            if cut:
-                scan.feed(data[:cut])
-            carry = data[cut:]
-        if carry and _json_line(carry) is not None:
-            scan.feed(carry)
+        if previous is not None:
+            scan = _Scan.from_record(previous)
+            offset = previous["offset"]
+            f.seek(max(offset - len(scan.check), 0))
+            if f.read(len(scan.check)) == scan.check:
+                _stream(f, scan, offset)
+                return scan
+            f.seek(0)
+        scan = _Scan()
+        _stream(f, scan, 0)
     return scan
+
+
+def _stream(f: Any, scan: _Scan, offset: int) -> None:
+    """Feed the lines from ``offset`` (a line start) on, in chunks at memory speed."""
+    carry = b""
+    while chunk := f.read(_CHUNK):
+        data = carry + chunk
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            scan.feed(data[:cut])
+            scan.check = (scan.check + data[:cut])[-_CHECK:]
+            offset += cut
+        carry = data[cut:]
+    scan.offset = offset
+    # a last line without its newline still counts when it is complete JSON; a scan
+    # that took it cannot go on from there
+    if carry and _json_line(carry) is not None:
+        scan.feed(carry)
+        scan.resumable = False
 
 
 def session_info(path: Path) -> SessionInfo | None:
     """The listing row of one file; None when it has no session header."""
+    return _indexed_info(path, None)[0]
+
+
+def _indexed_info(
+    path: Path, record: dict[str, Any] | None
+) -> tuple[SessionInfo | None, dict[str, Any] | None]:
+    """The row of one file, and its index record, from the file's previous ``record``:
+    unchanged, nothing is read; grown, only what was appended."""
+    from omp import session_index
+
     try:
         stat = path.stat()
-        scan = _scan(path, stat.st_size)
     except OSError:
-        return None
+        return None, None
+    for previous in (record, None):  # a damaged record costs a full read
+        try:
+            if session_index.unchanged(previous, stat):
+                scan = _Scan.from_record(previous)  # type: ignore[arg-type]
+            else:
+                grown = session_index.appended(previous, stat)
+                scan = _scan(path, previous if grown else None)
+            break
+        except (ValueError, TypeError, KeyError, AttributeError):
+            continue
+        except OSError:
+            return None, None
+    else:
+        return None, None
+    fresh = {**scan.record(), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    return _info(path, stat, scan), fresh
+
+
+def _info(path: Path, stat: os.stat_result, scan: _Scan) -> SessionInfo | None:
     header = scan.header
     if header is None or not isinstance(header.get("id"), str):
         return None
@@ -205,8 +285,21 @@ def session_files(directory: Path) -> list[Path]:
 
 def list_sessions(directory: Path, search: str | None = None) -> list[SessionInfo]:
     """The sessions in a directory, newest first, optionally only those matching
-    ``search``; files without a session header are left out."""
-    infos = [info for path in session_files(directory) if (info := session_info(path))]
+    ``search``; files without a session header are left out. What each file held is
+    remembered in the directory's index (omp.session_index)."""
+    from omp import session_index
+
+    index = session_index.load(directory)
+    fresh: dict[str, dict[str, Any]] = {}
+    infos = []
+    for path in session_files(directory):
+        info, record = _indexed_info(path, index.get(path.name))
+        if record is not None:
+            fresh[path.name] = record
+        if info is not None:
+            infos.append(info)
+    if fresh != index:
+        session_index.save(directory, fresh)
     if search and search.strip():
         infos = [info for info in infos if info.matches(search)]
     infos.sort(key=lambda info: info.modified, reverse=True)
