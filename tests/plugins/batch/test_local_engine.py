@@ -17,9 +17,10 @@ def _thirty(batch):
     failing = batch.script({"error": "provider exploded"})
     slow = batch.script({"delay": 30, "text": "too late"})
     endless = batch.script({**READ, "repeat": True})
+    wordy = batch.script({**READ, "usage": {"input": 400, "output": 400}, "repeat": True})
     tasks = [
         {"id": f"ok-{n}", "prompt": f"task {n}", "cwd": "work", "flags": {"script": ok}}
-        for n in range(25)
+        for n in range(24)
     ]
     tasks += [
         {"id": f"bad-{n}", "prompt": "x", "cwd": "work", "flags": {"script": failing}}
@@ -43,6 +44,15 @@ def _thirty(batch):
             "budget": {"turns": 3},
         }
     )
+    tasks.append(
+        {
+            "id": "talker",
+            "prompt": "x",
+            "cwd": "work",
+            "flags": {"script": wordy},
+            "budget": {"tokens": 2000},
+        }
+    )
     return batch.tasks(tasks)
 
 
@@ -53,7 +63,7 @@ def test_thirty_scripted_tasks_each_get_one_result_line_with_their_status(batch)
     assert "Traceback" not in proc.stderr
     results = {r["id"]: r for r in batch.results()}
     assert len(results) == 30 and len(batch.results()) == 30
-    for n in range(25):
+    for n in range(24):
         done = results[f"ok-{n}"]
         assert done["status"] == "done" and done["answer"] == "finished", done
         assert done["turns"] == 2 and done["tokens"]["total"] > 0 and done["error"] is None
@@ -67,7 +77,10 @@ def test_thirty_scripted_tasks_each_get_one_result_line_with_their_status(batch)
     assert 1 <= results["slow"]["wall_time"] < 10
     assert results["spender"]["status"] == "budget_exceeded"
     assert results["spender"]["turns"] == 3
-    assert "25 done" in proc.stderr.splitlines()[-1]
+    assert results["talker"]["status"] == "budget_exceeded"
+    assert results["talker"]["error"] == "token budget of 2000 spent"
+    assert results["talker"]["tokens"]["total"] == 2400  # stopped after the third answer
+    assert "24 done" in proc.stderr.splitlines()[-1]
 
     again = batch.run(str(tasks), "--out", "out", "--json")
     events = [json.loads(line) for line in again.stdout.splitlines()]
@@ -77,7 +90,7 @@ def test_thirty_scripted_tasks_each_get_one_result_line_with_their_status(batch)
     retried = batch.run(str(tasks), "--out", "out", "--retry-failed", "--json")
     events = [json.loads(line) for line in retried.stdout.splitlines()]
     finished = [e["result"]["id"] for e in events if e["event"] == "finished"]
-    assert sorted(finished) == sorted(["bad-0", "bad-1", "bad-2", "slow", "spender"])
+    assert sorted(finished) == sorted(["bad-0", "bad-1", "bad-2", "slow", "spender", "talker"])
 
 
 def test_a_sigkilled_runner_loses_no_finished_result_and_a_rerun_finishes_the_rest(batch):
