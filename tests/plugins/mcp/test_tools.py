@@ -99,13 +99,26 @@ def test_a_server_crashing_mid_call_is_reported_and_restarted_on_the_next_call(
     omp_harness,
 ) -> None:
     configure(omp_harness.agent_dir, {"demo": stdio_server()}, mcp={"startupGateMs": 20000})
+    groups: list[list[int]] = []
+
+    class Groups:
+        import omp
+
+        @omp.hookimpl
+        def omp_tool_result(self, event):
+            from omp.processes import running_groups
+
+            if event.tool_name == "mcp__demo__pid":
+                groups.append(running_groups())
+
     session = omp_harness.session(
+        [Groups()],
         script=[
             call("mcp__demo__pid"),
             call("mcp__demo__crash"),
             call("mcp__demo__pid"),
             {"text": "ok"},
-        ]
+        ],
     )
     events = omp_harness.run(session, "go")
     results = tool_results(events)
@@ -114,6 +127,7 @@ def test_a_server_crashing_mid_call_is_reported_and_restarted_on_the_next_call(
     assert crash.is_error
     assert "crashing on purpose" in text_of(crash)
     assert first != second and second.isdigit()
+    assert int(first) in groups[0] and int(second) in groups[1]  # killed with omp on SIGTERM
     warnings = [e.message for e in events.of("notice") if "demo failed" in e.message]
     assert len(warnings) == 1
     for pid in (int(first), int(second)):
