@@ -69,9 +69,9 @@ def test_preparation_marks_the_split_and_keeps_whole_turns_apart():
 
 
 def test_a_second_split_of_the_same_turn_merges_its_turn_context_instead_of_stacking():
-    from omp.compaction import (
+    from omp.compaction import Preparation
+    from omp.compaction_prompt import (
         SPLIT_TURN_HEADING,
-        Preparation,
         join_split_summary,
         split_previous,
         turn_prefix_prompt,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from omp import compaction
+from omp import compaction, compaction_prompt
 from omp.abort import AbortSignal
 from omp.errors import OmpError
 from omp.events import (
@@ -204,9 +204,9 @@ class Compactor:
             ),
         )
         shaped = outcome.event
-        prompt = compaction.summary_prompt(
+        prompt = compaction_prompt.summary_prompt(
             preparation,
-            instructions=shaped.prompt or compaction.default_instructions(),
+            instructions=shaped.prompt or compaction_prompt.default_instructions(),
             custom=instructions,
             context=list(shaped.context),
         )
@@ -215,7 +215,7 @@ class Compactor:
         else:
             text = await self._ask_model(prompt, signal)
         return {
-            "summary": compaction.with_file_tags(text, preparation),
+            "summary": compaction_prompt.with_file_tags(text, preparation),
             "first_kept_entry_id": preparation.first_kept_entry_id,
             "tokens_before": preparation.tokens_before,
             "details": {
@@ -232,16 +232,16 @@ class Compactor:
         joined (without earlier history: the previous summary, else pi's note)."""
         import asyncio
 
-        prefix = self._ask_model(compaction.turn_prefix_prompt(preparation), signal)
+        prefix = self._ask_model(compaction_prompt.turn_prefix_prompt(preparation), signal)
         if preparation.messages:
             history, prefix_text = await asyncio.gather(
                 self._ask_model(history_prompt, signal), prefix
             )
         else:
-            history = compaction.split_previous(preparation.previous_summary)[0]
+            history = compaction_prompt.split_previous(preparation.previous_summary)[0]
             history = history or "No prior history."
             prefix_text = await prefix
-        return compaction.join_split_summary(history, prefix_text)
+        return compaction_prompt.join_split_summary(history, prefix_text)
 
     def _model(self) -> Any:
         session = self._session
@@ -269,7 +269,9 @@ class Compactor:
             settings=session.agent.stream_settings,
             **hooks,
         )
-        context = LlmContext(compaction.SUMMARY_SYSTEM_PROMPT, [UserMessage(content=prompt)], [])
+        context = LlmContext(
+            compaction_prompt.SUMMARY_SYSTEM_PROMPT, [UserMessage(content=prompt)], []
+        )
         final: dict[str, Any] = {}
 
         async def consume() -> None:
