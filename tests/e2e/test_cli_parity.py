@@ -375,3 +375,35 @@ def test_print_mode_shows_a_spinner_on_a_terminal_stderr_only(omp_cli, stderr_tt
         assert seen.rstrip("\r\n").endswith("\x1b[K"), repr(seen[-80:])
     else:
         assert "working" not in seen and "\x1b" not in seen and "\r" not in seen
+
+
+def _index_probe(omp_cli, *flags) -> int:
+    """Connections made to a package index on loopback by ``omp [flags] plugin add``."""
+    import socket
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.setblocking(False)
+    env = {
+        "PIP_INDEX_URL": f"http://127.0.0.1:{listener.getsockname()[1]}/simple",
+        "PIP_DEFAULT_TIMEOUT": "1",
+        "PIP_RETRIES": "0",
+    }
+    try:
+        proc = omp_cli(*flags, "plugin", "add", "omp-no-such-plugin", env=env, timeout=120)
+        assert proc.returncode != 0
+        connections = 0
+        while True:
+            try:
+                listener.accept()[0].close()
+            except BlockingIOError:
+                return connections
+            connections += 1
+    finally:
+        listener.close()
+
+
+def test_offline_plugin_installs_use_no_package_index(omp_cli):
+    assert _index_probe(omp_cli, "--offline") == 0
+    assert _index_probe(omp_cli) > 0  # the probe sees an index lookup when there is one
