@@ -123,13 +123,20 @@ class PreparedBody:
                 return None
         elif value is not original:
             return None
-        parts = self.encoded.copy()
-        for index in self.missing:
-            parts[index] = dumps(original[index]) + b","
-        runs = [run for end, run in self.runs if end < len(parts)]
+        encoded = self.encoded
+        runs = [run for end, run in self.runs if end < len(encoded)]
         start = self.runs_from if runs else 0
         end = self.runs[len(runs) - 1][0] if runs else 0
-        return parts[:start], runs, parts[end:]  # type: ignore[return-value]
+        before, after = encoded[:start], encoded[end:]  # the runs' items are all cached
+        for index in self.missing:
+            piece = dumps(original[index]) + b","
+            if index < start:
+                before[index] = piece
+            elif index >= end:
+                after[index - end] = piece
+            else:  # inside a run: not this class's contract; encode it all
+                return None
+        return before, runs, after  # type: ignore[return-value]
 
 
 class BodyPieces:
