@@ -8,7 +8,6 @@ omp is told to stop the group dies with it; the SDK closes it on a normal exit.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -18,12 +17,11 @@ from typing import Any
 from omp.processes import track_group, untrack_group
 
 from omp_mcp.config import ServerConfig
+from omp_mcp.errors import describe_error, first_line, is_closed, is_timeout
+from omp_mcp.spawn import spawned, track_spawned_groups
 
 STDERR_TAIL_BYTES = 2000
 MAX_BACKOFF_S = 30.0
-_spawned: contextvars.ContextVar[Callable[[int], None] | None] = contextvars.ContextVar(
-    "omp_mcp_spawned", default=None
-)
 
 Notify = Callable[["Connection", Any], Awaitable[None] | None]
 
@@ -113,10 +111,10 @@ class Connection:
         self._stderr = tempfile.TemporaryFile(  # noqa: SIM115 - lives as long as the server
             "w+", encoding="utf-8", errors="replace"
         )
-        token = _spawned.set(self._spawned)
+        token = spawned.set(self._spawned)
         try:
             async with AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(self._transport())
+                read, write = await stack.enter_async_context(self._transport(stack))
                 session = await stack.enter_async_context(
                     ClientSession(read, write, message_handler=self._on_message)
                 )
@@ -129,11 +127,11 @@ class Connection:
         except asyncio.CancelledError:
             self.state = "closed"
             raise
-        except BaseException as exc:  # every way a server can fail is reported
+        except Exception as exc:  # every way a server can fail is reported
             if self.state != "closed":
                 self._fail(self._explain(describe_error(exc)))
         finally:
-            _spawned.reset(token)
+            spawned.reset(token)
             self._session = None
             if self.pid is not None:
                 untrack_group(self.pid)
@@ -141,12 +139,12 @@ class Connection:
                 self.state = "closed" if self._stop.is_set() else "failed"
             self._ready.set()
 
-    def _transport(self) -> Any:
+    def _transport(self, stack: AsyncExitStack) -> Any:
         config = self.config
         if config.transport == "stdio":
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
-            _track_spawned_groups()
+            track_spawned_groups()
             params = StdioServerParameters(
                 command=config.command, args=config.args, env=config.env or None, cwd=config.cwd
             )
@@ -161,6 +159,7 @@ class Connection:
 
         client = create_mcp_http_client(headers=config.headers, auth=self.auth)
         client.event_hooks.setdefault("response", []).append(self._saw_response)
+        stack.push_async_callback(client.aclose)
         return streamable_http_client(config.url, http_client=client)
 
     async def _saw_response(self, response: Any) -> None:
@@ -235,7 +234,7 @@ class Connection:
             wait = self._retry_at - time.monotonic()
             if wait > 0:
                 raise ServerDown(
-                    f"MCP server {self.name} is down ({_first_line(self.error)}); "
+                    f"MCP server {self.name} is down ({first_line(self.error)}); "
                     f"it restarts on a call in {wait:.0f} s"
                 )
             self.start()
@@ -253,12 +252,12 @@ class Connection:
         except Exception as exc:
             if self._stop.is_set() or self.state == "closed":
                 raise
-            if _is_timeout(exc):
+            if is_timeout(exc):
                 raise ServerDown(
                     f"MCP server {self.name} did not answer {name} within "
                     f"{self.request_timeout:g} s"
                 ) from None
-            if _is_closed(exc) or self._task is None or self._task.done():
+            if is_closed(exc) or self._task is None or self._task.done():
                 await self._crashed(exc)
             raise ServerDown(f"MCP server {self.name} failed: {self.error or exc}") from None
         self.failures = 0
@@ -297,26 +296,6 @@ class Connection:
         self.state = "failed"
 
 
-def _track_spawned_groups() -> None:
-    """Record each stdio server's process group as the SDK spawns it (the SDK starts it
-    in a new session but does not expose the process)."""
-    from mcp.client import stdio
-
-    original = stdio._create_platform_compatible_process
-    if getattr(original, "omp_tracked", False):
-        return
-
-    async def spawn(*args: Any, **kwargs: Any) -> Any:
-        process = await original(*args, **kwargs)
-        callback = _spawned.get()
-        if callback is not None:
-            callback(process.pid)
-        return process
-
-    spawn.omp_tracked = True  # type: ignore[attr-defined]
-    stdio._create_platform_compatible_process = spawn
-
-
 async def _all(method: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
     from mcp_types import PaginatedRequestParams
 
@@ -329,35 +308,3 @@ async def _all(method: Callable[..., Awaitable[Any]], field: str) -> list[Any]:
         if not cursor:
             break
     return items
-
-
-def describe_error(exc: BaseException) -> str:
-    """One readable line for an error, exception groups unwrapped."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    if isinstance(exc, TimeoutError | asyncio.TimeoutError):
-        return "timed out"
-    if isinstance(exc, FileNotFoundError):
-        return f"command not found: {exc.filename or exc}"
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0]
-
-
-def _code(exc: BaseException) -> Any:
-    return getattr(getattr(exc, "error", None), "code", getattr(exc, "code", None))
-
-
-def _is_timeout(exc: BaseException) -> bool:
-    from mcp_types import REQUEST_TIMEOUT
-
-    return _code(exc) == REQUEST_TIMEOUT or isinstance(exc, TimeoutError)
-
-
-def _is_closed(exc: BaseException) -> bool:
-    from mcp_types import CONNECTION_CLOSED
-
-    return _code(exc) == CONNECTION_CLOSED
-
-
-def _first_line(text: str | None) -> str:
-    return (text or "unknown error").splitlines()[0]
