@@ -46,6 +46,8 @@ class Sample:
     code: int
     stdout: str
     stderr: str
+    cpu: float = 0.0
+    """seconds of CPU (user + system) the child used: steadier than wall on a busy machine"""
 
 
 def run_once(cmd: list[str], env: dict[str, str], cwd: Path) -> Sample:
@@ -67,6 +69,7 @@ def run_once(cmd: list[str], env: dict[str, str], cwd: Path) -> Sample:
             proc.returncode,
             out.read().decode("utf-8", "replace"),
             err.read().decode("utf-8", "replace"),
+            usage.ru_utime + usage.ru_stime,
         )
 
 

@@ -11,7 +11,7 @@ models.json (pi's shape) points at the peer. Runs alternate between the harnesse
 after one warm-up run each (with bytecode written: PYTHONDONTWRITEBYTECODE is dropped,
 as a user's second run has its caches).
 
-Measured: wall time from spawn to reap and peak RSS (``os.wait4``, via
+Measured: wall time from spawn to reap, CPU time and peak RSS (``os.wait4``, via
 startup_and_turns.run_once) for each N (0 = a one-turn run: one request, a direct
 answer); the per-turn wall by turn index (the gap between consecutive requests the peer
 receives) and the harness's share of it (the gap minus the peer's own time). Targets
@@ -85,8 +85,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         arrived = time.perf_counter()
         length = int(self.headers.get("content-length") or 0)
-        request = json.loads(self.rfile.read(length) or b"{}")
-        done = sum(1 for m in request.get("messages", ()) if m.get("role") == "tool")
+        done = tool_results(self.rfile.read(length))
         body = _sse(done, self.server.turns, self.server.small_file)
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
@@ -105,6 +104,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("content-length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+
+def tool_results(body: bytes) -> int:
+    """The tool results a request carries. Counted in the bytes (every harness sends
+    compact JSON), not by parsing them: parsing a 1.5 MB body would make the peer take
+    5 ms a request by turn 1,000, not the millisecond the comparison assumes."""
+    compact = body.count(b'"role":"tool"')
+    if compact or b'"role": "tool"' not in body:
+        return compact
+    return sum(1 for m in json.loads(body).get("messages", ()) if m.get("role") == "tool")
 
 
 def _sse(done: int, turns: int, path: str) -> bytes:
@@ -208,6 +217,8 @@ def harnesses(args: argparse.Namespace, scratch: Path, base_url: str) -> list[Ha
 class Run:
     wall: float
     rss_mib: float
+    cpu: float
+    """seconds of CPU the harness used (user + system)"""
     gaps: list[float]
     """seconds between request i-1 and i: the wall of turn i (1-based)"""
     harness_ms: list[float]
@@ -235,7 +246,7 @@ def run(peer: Peer, harness: Harness, turns: int, work: Path) -> Run:
             f"{(sample.stdout + sample.stderr).strip()[-300:]!r}"
         )
     )
-    return Run(sample.wall, sample.maxrss / 1024, gaps, harness_ms, ok, note)
+    return Run(sample.wall, sample.maxrss / 1024, sample.cpu, gaps, harness_ms, ok, note)
 
 
 def window(values: list[float], first: int, last: int) -> float | None:
@@ -291,7 +302,8 @@ def _bench(args: argparse.Namespace, sizes: list[int], scratch: Path) -> int:
                     results[h.name].setdefault(turns, []).append(r)
                     print(
                         f"  {h.name:7} {turns:5} turns: {r.wall:7.3f} s "
-                        f"{r.rss_mib:6.1f} MiB{'' if r.ok else '  FAILED ' + r.note}",
+                        f"(CPU {r.cpu:6.3f} s) {r.rss_mib:6.1f} MiB"
+                        f"{'' if r.ok else '  FAILED ' + r.note}",
                         flush=True,
                     )
     finally:
@@ -332,6 +344,9 @@ def report(
         runs = good[name].get(turns, [])
         return min(r.wall for r in runs) if runs else None
 
+    def cpu(name: str, turns: int) -> float | None:
+        return _median([r.cpu for r in good[name].get(turns, [])])
+
     def rss(name: str, turns: int) -> float | None:
         runs = good[name].get(turns, [])
         return max(r.rss_mib for r in runs) if runs else None
@@ -354,7 +369,7 @@ def report(
                 label.get(t, f"{t} turns"),
                 *(
                     f"{_fmt(wall(n, t), ' s', 3)} ({_fmt(fastest(n, t), '', 3)}) / "
-                    f"{_fmt(rss(n, t), ' MiB', 0)}"
+                    f"{_fmt(cpu(n, t), ' s', 3)} / {_fmt(rss(n, t), ' MiB', 0)}"
                     for n in names
                 ),
             ]
@@ -374,7 +389,7 @@ def report(
                 ),
             ]
         )
-    _table(["wall median (min) / peak RSS", *names], rows)
+    _table(["wall median (min) / CPU median / peak RSS", *names], rows)
 
     print("\nPer-turn curve, ms per turn by turn index (wall / harness = wall minus the peer)")
     rows = []
