@@ -7,7 +7,9 @@ response, with a scripted tool call and the streamed updates in between).
 The client is the SDK's own (``acp.spawn_agent_process``). Every run gets a scratch
 HOME and agent directory and the scripted provider, so no model is called. A report:
 it exits 0 whatever it measures. Figures are min and median over ``--runs`` spawns;
-turns are timed within each run after a warm-up turn.
+later turns are timed within each run after the first. ``python -c "import acp"`` is
+timed beside it: the SDK's plain import, which the plugin's loading (``omp_mode_acp.sdk``)
+makes cheaper.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import asyncio
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -79,14 +82,25 @@ async def one_run(root: Path, turns: int) -> dict[str, Any]:
             await conn.prompt(
                 session_id=sid, prompt=[text_block(f"what do the notes say? {index}")]
             )
-            if index:  # the first turn warms up (first request, first tool call)
-                times.append(time.perf_counter() - start)
+            times.append(time.perf_counter() - start)
     return {
         "initialize": initialized,
         "new_session": new_session,
-        "turns": times,
+        "first_turn": times[0],  # the first request, tool call and updates of the process
+        "turns": times[1:],
         "updates": client.updates,
     }
+
+
+def plain_sdk_import(runs: int) -> list[float]:
+    """Wall time of a bare ``python -c "import acp"``: the SDK as it imports by itself,
+    the reference for what the plugin's loading saves."""
+    times = []
+    for _ in range(runs):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import acp"], check=True)
+        times.append(time.perf_counter() - began)
+    return times
 
 
 def _fmt(values: list[float]) -> str:
@@ -106,7 +120,9 @@ def main() -> int:
             runs.append(asyncio.run(one_run(Path(tmp) / f"run-{index}", args.turns)))
     report = {
         "spawn_to_initialize_s": [r["initialize"] for r in runs],
+        "plain_sdk_import_s": plain_sdk_import(args.runs),
         "session_new_s": [r["new_session"] for r in runs],
+        "first_turn_s": [r["first_turn"] for r in runs],
         "prompt_turn_s": [t for r in runs for t in r["turns"]],
     }
     if args.json:
@@ -114,7 +130,9 @@ def main() -> int:
         return 0
     print(f"omp acp, {args.runs} spawns, {args.turns} timed turns each (read tool + answer):")
     print(f"  spawn -> initialize answered   {_fmt(report['spawn_to_initialize_s'])}")
+    print(f"  (python -c 'import acp' alone  {_fmt(report['plain_sdk_import_s'])})")
     print(f"  session/new                    {_fmt(report['session_new_s'])}")
+    print(f"  first session/prompt           {_fmt(report['first_turn_s'])}")
     print(f"  session/prompt round trip      {_fmt(report['prompt_turn_s'])}")
     return 0
 

@@ -12,6 +12,8 @@ import os
 import sys
 from typing import Any
 
+from omp_mode_acp.sdk import load_sdk
+
 USAGE = """\
 usage: omp acp [--model PATTERN] [--thinking LEVEL] [--tools A,B] [--trust] [flags...]
 
@@ -44,7 +46,7 @@ async def _protocol_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWrite
 
 async def serve(config: Any) -> int:
     """Answer the client until it closes stdin; 0."""
-    from acp import run_agent
+    run_agent = load_sdk().run_agent
 
     from omp_mode_acp.server import OmpAgent
 
@@ -62,8 +64,6 @@ def run_command(args: list[str], runtime: Any) -> Any:
     from omp.cli.args import parse
     from omp.errors import UsageError
 
-    from omp_mode_acp.server import ServerConfig
-
     if {"-h", "--help"} & set(args):
         print(USAGE, end="")
         return 0
@@ -72,6 +72,9 @@ def run_command(args: list[str], runtime: Any) -> Any:
         raise UsageError(
             f"omp acp takes no prompt ({parsed.messages[0]!r}): the editor sends prompts"
         )
+    load_sdk()
+    from omp_mode_acp.server import ServerConfig
+
     return serve(ServerConfig(flags=parsed.values, trust=bool(parsed["trust"])))
 
 
@@ -80,9 +83,10 @@ async def run_mode(session: Any, request: Any) -> int:
     its own), only the flags it was opened with."""
     from omp.errors import UsageError
 
-    from omp_mode_acp.server import ServerConfig
-
     if request.prompts:
         raise UsageError("--mode acp takes no prompt: the editor sends prompts")
+    load_sdk()
+    from omp_mode_acp.server import ServerConfig
+
     flags = dict(session.flags)
     return await serve(ServerConfig(flags=flags, trust=bool(flags.get("trust"))))
