@@ -86,6 +86,14 @@ _ENTRIES = [
         choices=THINKING_LEVELS,
     ),
     _s(
+        "theme",
+        "string",
+        None,
+        "terminal UI colours (unset: from the terminal's background; NO_COLOR wins)",
+        choices=("dark", "light"),
+        nullable=True,
+    ),
+    _s(
         "steeringMode",
         "string",
         "one-at-a-time",

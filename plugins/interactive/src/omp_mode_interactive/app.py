@@ -8,12 +8,13 @@ import asyncio
 import os
 import shutil
 import sys
+import threading
 import time
 from typing import Any
 
 from omp.errors import OmpError
 
-from omp_mode_interactive.attachments import attach
+from omp_mode_interactive.attachments import attach, dropped_image
 from omp_mode_interactive.commands import RELOADED_ENV, ModeCommands
 from omp_mode_interactive.completion import WorkspaceFiles, make_completer
 from omp_mode_interactive.dialogs import Dialogs
@@ -24,20 +25,13 @@ from omp_mode_interactive.status import StatusLine
 THINKING_CYCLE = ("off", "minimal", "low", "medium", "high", "xhigh")
 
 
-def choose_theme(settings: Any) -> Any:
-    from omp_mode_interactive.render.theme import Theme
-
-    name = settings.get("theme")
-    try:
-        return Theme.from_environment(name if name in ("dark", "light") else None)
-    except ValueError:
-        return Theme.dark()
-
-
 class InteractiveApp:
-    def __init__(self, session: Any, request: Any) -> None:
+    def __init__(
+        self, session: Any, request: Any, *, theme: Any = None, instant: Any = None
+    ) -> None:
         from omp_mode_interactive.keys import build_key_bindings, teach_extended_keys
         from omp_mode_interactive.layout import build_application
+        from omp_mode_interactive.render.theme import choose_theme
         from omp_mode_interactive.render.transcript import Transcript
 
         self.session = session
@@ -45,7 +39,8 @@ class InteractiveApp:
         self.ui = session.ui
         if hasattr(self.ui, "app"):
             self.ui.app = self
-        self.theme = choose_theme(session.settings)
+        self.theme = theme if theme is not None else choose_theme(session.settings)
+        self.instant = instant
         self.width = shutil.get_terminal_size().columns
         self.scrollback = Scrollback()
         self.transcript = Transcript(
@@ -82,6 +77,8 @@ class InteractiveApp:
     # -- running ------------------------------------------------------------------------
 
     async def run(self) -> int:
+        if self.instant is not None:
+            self.instant.release()
         self.session.subscribe(self.on_event)
         for problem in self.startup_problems:
             self.notify(problem, "warning")
@@ -102,6 +99,7 @@ class InteractiveApp:
         """The prompt is drawn: the session starts now (its hooks may take a moment),
         and what the command line asked for runs once it has started."""
         self.status.start()
+        threading.Thread(target=self._warm_up, name="omp-warm-up", daemon=True).start()
         self._starting = asyncio.ensure_future(self.session.start())
         prompts = [] if os.environ.pop(RELOADED_ENV, None) else list(self.request.prompts)
         if getattr(self.request, "pick_session", False):
@@ -109,6 +107,13 @@ class InteractiveApp:
         for prompt in prompts:
             self.waiting.append(prompt)
         self._next_waiting()
+
+    def _warm_up(self) -> None:
+        """rich and Pygments load while the user types, not on the first answer."""
+        try:
+            self.transcript.warm_up()
+        except Exception:  # the first answer loads them again and reports what fails
+            pass
 
     async def _stop_work(self) -> None:
         if self._starting is not None:
@@ -169,6 +174,16 @@ class InteractiveApp:
         else:
             self._start(text)
         self.invalidate()
+
+    def paste(self, data: str) -> None:
+        """A pasted or dragged image file's path becomes an ``@path`` attachment."""
+        image = dropped_image(data, self.session.cwd)
+        if image is None:
+            self.editor.paste(data)
+            return
+        before = self.editor.buffer.document.char_before_cursor
+        self.editor.buffer.insert_text(("" if before in ("", " ", "\n") else " ") + image + " ")
+        self.flash(f"image attached when sent: {image[1:]}", 3)
 
     def _start(self, text: str) -> None:
         self.task = self.spawn(self._prompt(text))

@@ -1,12 +1,15 @@
 """``@path`` words of a prompt: a text file's contents go along with the prompt, an
-image is attached where the model accepts images."""
+image is attached where the model accepts images. A pasted or dragged image path
+becomes such a word (``@"a path"`` when it holds spaces)."""
 
 from __future__ import annotations
 
 import base64
 import re
+import shlex
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 MAX_TEXT_BYTES = 512 * 1024
 IMAGE_TYPES = {
@@ -16,7 +19,33 @@ IMAGE_TYPES = {
     ".gif": "image/gif",
     ".webp": "image/webp",
 }
-_AT_PATH = re.compile(r"(?:^|(?<=\s))@(\S+)")
+_AT_PATH = re.compile(r'(?:^|(?<=\s))@(?:"([^"]+)"|(\S+))')
+
+
+def dropped_image(pasted: str, cwd: str) -> str | None:
+    """The ``@path`` word for a paste that is one image file's path, as terminals
+    paste a dragged file (quoted, with escaped spaces, or as a file:// URL); else None."""
+    text = pasted.strip()
+    if not text or "\n" in text:
+        return None
+    if text.startswith("file://"):
+        text = unquote(urlparse(text).path)
+    elif not _is_image(text, cwd):
+        try:
+            words = shlex.split(text)
+        except ValueError:
+            return None
+        if len(words) != 1:
+            return None
+        text = words[0]
+    if not _is_image(text, cwd):
+        return None
+    return f'@"{text}"' if any(c.isspace() for c in text) else f"@{text}"
+
+
+def _is_image(text: str, cwd: str) -> bool:
+    path = Path(cwd) / Path(text).expanduser()
+    return path.suffix.lower() in IMAGE_TYPES and path.is_file()
 
 
 def attach(
@@ -29,7 +58,7 @@ def attach(
     problems: list[str] = []
     seen: set[Path] = set()
     for match in _AT_PATH.finditer(text):
-        raw = match.group(1).rstrip(".,;:!?)")
+        raw = match.group(1) or match.group(2).rstrip(".,;:!?)")
         path = (Path(cwd) / Path(raw).expanduser()).resolve()
         if path in seen or not path.is_file():
             continue

@@ -18,8 +18,9 @@ _AT_WORD = re.compile(r"(?:^|\s)@([^\s@]*)$")
 
 def fuzzy_score(query: str, candidate: str) -> int | None:
     """A subsequence match score (higher is better), None when ``query`` is not a
-    subsequence of ``candidate``. Consecutive letters, matches after a separator and a
-    match in the file name count extra; shorter candidates win ties."""
+    subsequence of ``candidate``. Consecutive letters, matches after a separator, a
+    match in the file name and the whole query in one piece count extra; shorter
+    candidates win ties."""
     query, lowered = query.lower(), candidate.lower()
     if not query:
         return 0
@@ -37,6 +38,8 @@ def fuzzy_score(query: str, candidate: str) -> int | None:
         if found >= name_start:
             score += 5
         previous, position = found, found + 1
+    if query in lowered:
+        score += 10
     return score * 100 - len(candidate)
 
 

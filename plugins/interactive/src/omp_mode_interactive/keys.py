@@ -104,7 +104,7 @@ def build_key_bindings(app: Any) -> Any:
 
     @kb.add(Keys.BracketedPaste, filter=editing)
     def _(event: Any) -> None:
-        app.editor.paste(event.data)
+        app.paste(event.data)
 
     @kb.add("escape")
     def _(event: Any) -> None:

@@ -1,5 +1,6 @@
-"""Entering the interactive mode: a terminal gets the application; anything else a
-clear one-line refusal (the command line picks print mode when stdout is not a tty)."""
+"""Entering the interactive mode: a terminal gets the application (its prompt drawn
+before the application's modules load); anything else a clear one-line refusal (the
+command line picks print mode when stdout is not a tty)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,15 @@ async def run_interactive(session: Any, request: Any) -> int:
             file=sys.stderr,
         )
         return 2
-    from omp_mode_interactive.app import InteractiveApp
+    from omp_mode_interactive.instant import InstantPrompt
+    from omp_mode_interactive.render.theme import choose_theme
 
-    return await InteractiveApp(session, request).run()
+    instant = InstantPrompt()
+    theme = choose_theme(session.settings)
+    try:
+        instant.draw(session, theme)
+        from omp_mode_interactive.app import InteractiveApp
+
+        return await InteractiveApp(session, request, theme=theme, instant=instant).run()
+    finally:
+        instant.restore()

@@ -53,26 +53,7 @@ class StatusLine:
         )
 
     def info(self) -> Any:
-        from omp_mode_interactive.render.footer import FooterInfo
-
-        session = self.app.session
-        model = session.agent.model
-        usage = session.context_usage() or {}
-        totals = session.usage_totals()
-        return FooterInfo(
-            model=model.key if model else "no model",
-            thinking_level=session.agent.thinking_level,
-            context_percent=usage.get("percent"),
-            context_window=model.context_window if model else None,
-            tokens_in=totals["input"],
-            tokens_out=totals["output"],
-            cost=totals["cost"],
-            cost_unknown=bool(totals["unpriced"]),
-            statuses=dict(self.app.ui.statuses),
-            working_message=None if self.since is not None else self.app.ui.working_message,
-            session_name=session.session_view.name,
-            cwd=session.cwd,
-        )
+        return footer_info(self.app.session, self.app.ui, working=self.since is not None)
 
     def footer(self, width: int) -> str:
         """The footer's ANSI, drawn again only when what it shows changed."""
@@ -91,6 +72,30 @@ class StatusLine:
         model = session.agent.model
         text = f"{model.key if model else 'no model'} · {session.agent.thinking_level}"
         return self.app.theme.paint(text[:width], "footer")
+
+
+def footer_info(session: Any, ui: Any, *, working: bool = False) -> Any:
+    """What the footer shows of ``session`` (the working message goes to the spinner
+    while the agent works)."""
+    from omp_mode_interactive.render.footer import FooterInfo
+
+    model = session.agent.model
+    usage = session.context_usage() or {}
+    totals = session.usage_totals()
+    return FooterInfo(
+        model=model.key if model else "no model",
+        thinking_level=session.agent.thinking_level,
+        context_percent=usage.get("percent"),
+        context_window=model.context_window if model else None,
+        tokens_in=totals["input"],
+        tokens_out=totals["output"],
+        cost=totals["cost"],
+        cost_unknown=bool(totals["unpriced"]),
+        statuses=dict(ui.statuses),
+        working_message=None if working else ui.working_message,
+        session_name=session.session_view.name,
+        cwd=session.cwd,
+    )
 
 
 def _elapsed(seconds: float) -> str:

@@ -1,5 +1,6 @@
 """/tree, /branch, /fork, /name, /resume and /export on top of the command context's
-session actions. Without an argument /tree, /branch and /resume list the choices."""
+session actions. Without an argument /tree and /branch open a picker in a mode with a
+UI (and list the choices elsewhere); /resume lists the choices."""
 
 from __future__ import annotations
 
@@ -97,6 +98,12 @@ def _tree_lines(ctx: Any) -> list[str]:
     return lines
 
 
+async def _pick(ctx: Any, title: str, lines: list[str]) -> str | None:
+    """The entry id of the line chosen in the mode's picker (None: cancelled)."""
+    chosen = await ctx.ui.select(title, lines)
+    return chosen.replace("*", " ").split()[0] if chosen else None
+
+
 async def tree(args: str, ctx: Any) -> None:
     target, _, summary = args.partition("--summary")
     target = target.replace("--summarize", "").strip()
@@ -105,6 +112,11 @@ async def tree(args: str, ctx: Any) -> None:
         if not lines:
             ctx.ui.notify("the session is empty")
             return
+        if ctx.has_ui:
+            target = await _pick(ctx, "Move to an entry (* the current path)", lines)
+            if target is None:
+                return
+            return await tree(f"{target} {args}", ctx)
         ctx.ui.notify(
             "session tree (* the current path; /tree ID moves there):\n" + "\n".join(lines)
         )
@@ -132,6 +144,11 @@ async def branch(args: str, ctx: Any) -> None:
             ctx.ui.notify("no earlier prompts on this branch")
             return
         lines = [f"  {e['id']}  {preview(e)}" for e in prompts]
+        if ctx.has_ui:
+            target = await _pick(ctx, "Continue from before a prompt", lines[::-1])
+            if target is None:
+                return
+            return await branch(target, ctx)
         ctx.ui.notify(
             "earlier prompts (/branch ID continues from before one):\n" + "\n".join(lines)
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 RESET = "\x1b[0m"
 
@@ -66,6 +67,15 @@ class Theme:
         if name == "dark":
             return cls.dark(system)
         raise ValueError(f"unknown theme {name!r}: use dark or light")
+
+
+def choose_theme(settings: Any) -> Theme:
+    """The theme of the ``theme`` setting ("dark", "light"), NO_COLOR winning."""
+    name = settings.get("theme")
+    try:
+        return Theme.from_environment(name if name in ("dark", "light") else None)
+    except ValueError:
+        return Theme.dark()
 
 
 def _color_system(env: Mapping[str, str] | None = None) -> str:
