@@ -8,7 +8,8 @@ Drives ``omp --mode rpc`` (the scripted provider, a private home) as an embedder
 prompt whose scripted reply is ``--stream-chars`` characters long (default 400,000,
 streamed 24 characters a delta) counted in frames per second from the prompt to the
 terminal agent_end, and the time from spawn to the ready frame (median of ``--spawns``).
-The TypeScript omp's spawn-to-ready is measured beside it when the anchors are
+``omp -p`` with one scripted prompt (spawn to exit) is timed beside it, the kernel's own
+startup at that moment. The TypeScript omp's spawn-to-ready is measured when the anchors are
 installed (``bash ../shared/bench/install-anchors.sh``; it gets a models.json naming a
 local endpoint that is never called). Targets (issue 15): p50 under 1 ms, ready under
 0.3 s. A report: exits 0 whatever it measured, unless ``--check``, then 1 on a miss.
@@ -126,6 +127,17 @@ def time_to_ready(argv: list[str], env: dict[str, str], cwd: Path, spawns: int) 
     return times
 
 
+def whole_runs(argv: list[str], env: dict[str, str], cwd: Path, spawns: int) -> list[float]:
+    """Spawn to exit of a command (``omp -p`` here): the kernel's own startup on this
+    machine at this moment, the yardstick for the spawn-to-ready figure."""
+    times = []
+    for _ in range(spawns):
+        began = time.perf_counter()
+        subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True)
+        times.append(time.perf_counter() - began)
+    return times
+
+
 def ts_omp(anchors: Path, root: Path) -> tuple[list[str], dict[str, str]] | None:
     binary = anchors / "omp/node_modules/.bin/omp"
     if not binary.exists():
@@ -173,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
         frames, seconds = stream_rate(client)
         client.close()
         ready = time_to_ready(ours, env, cwd, args.spawns)
+        printed = whole_runs(
+            [*our_omp(), "-p", "--script", str(script), "hi"], env, cwd, args.spawns
+        )
         anchor = ts_omp(Path(args.anchors).expanduser(), root / "ts")
         ts_ready = time_to_ready(anchor[0], anchor[1], cwd, args.spawns) if anchor else None
     finally:
@@ -184,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         "stream_seconds": seconds,
         "frames_per_second": frames / seconds,
         "spawn_to_ready_s": statistics.median(ready),
+        "print_run_s": statistics.median(printed),
         "ts_omp_spawn_to_ready_s": statistics.median(ts_ready) if ts_ready else None,
     }
     if args.json:
@@ -200,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
             f"spawn to ready (median of {args.spawns}): {result['spawn_to_ready_s']:.3f} s "
             f"(target < {READY_TARGET_S} s)"
         )
+        print(f"  omp -p (spawn to exit, one scripted prompt): {result['print_run_s']:.3f} s")
         if ts_ready:
             print(f"  TypeScript omp 18.2.3: {result['ts_omp_spawn_to_ready_s']:.3f} s")
         else:

@@ -13,8 +13,10 @@ import base64
 import itertools
 import json
 import os
+import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 MAX_FRAME_BYTES = 1 << 20
@@ -40,6 +42,25 @@ def ready_frame() -> dict[str, Any]:
         "maxFrameBytes": MAX_FRAME_BYTES,
         "maxReassembledFrameBytes": MAX_REASSEMBLED_BYTES,
     }
+
+
+@contextmanager
+def frame_channel() -> Iterator[FrameWriter]:
+    """A writer on the real stdout, while file descriptor 1 and ``sys.stdout`` point at
+    stderr (so nothing but frames reaches the client); both are put back on exit."""
+    stdout = sys.stdout
+    stdout.flush()
+    frames_fd = os.dup(1)
+    saved_fd = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    try:
+        yield FrameWriter(frames_fd)
+    finally:
+        os.dup2(saved_fd, 1)
+        os.close(saved_fd)
+        os.close(frames_fd)
+        sys.stdout = stdout
 
 
 def encode(frame: dict[str, Any]) -> bytes:

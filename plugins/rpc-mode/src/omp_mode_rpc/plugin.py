@@ -38,6 +38,12 @@ def _make_ui(session: Any) -> Any:
 
 
 async def _run(session: Any, request: Any) -> int:
-    from omp_mode_rpc.server import serve
+    """``ready`` goes out first, before the server's own modules load: a client may
+    send its commands meanwhile (they wait on stdin)."""
+    from omp_mode_rpc.frames import frame_channel, ready_frame
 
-    return await serve(session, request)
+    with frame_channel() as writer:
+        writer.write(ready_frame())
+        from omp_mode_rpc.server import serve
+
+        return await serve(session, request, writer)

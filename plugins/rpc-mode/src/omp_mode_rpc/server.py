@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import sys
 import threading
 from typing import Any
 
@@ -22,7 +20,7 @@ from omp.errors import OmpError
 from omp.messages import ImageContent, TextContent, UserMessage
 
 from omp_mode_rpc.commands import COMMANDS, NO_DATA
-from omp_mode_rpc.frames import FrameWriter, message_update_line, ready_frame
+from omp_mode_rpc.frames import FrameWriter, frame_channel, message_update_line, ready_frame
 from omp_mode_rpc.host_tools import HostTools
 from omp_mode_rpc.state import RpcError
 from omp_mode_rpc.ui import RpcUI
@@ -30,31 +28,24 @@ from omp_mode_rpc.ui import RpcUI
 CONTROL = ("extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result")
 
 
-async def serve(session: Any, request: Any) -> int:
+async def serve(session: Any, request: Any, writer: FrameWriter | None = None) -> int:
     """Run the protocol on this process's stdin/stdout. Whatever else writes to
-    stdout (plugins, libraries, child processes) goes to stderr meanwhile."""
-    stdout = sys.stdout
-    sys.stdout.flush()
-    frames_fd = os.dup(1)
-    saved_fd = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    try:
-        return await RpcServer(session, FrameWriter(frames_fd)).run()
-    finally:
-        os.dup2(saved_fd, 1)
-        os.close(saved_fd)
-        os.close(frames_fd)
-        sys.stdout = stdout
+    stdout (plugins, libraries, child processes) goes to stderr meanwhile. ``writer``:
+    the frame channel when the caller opened it (and sent ``ready``) already."""
+    if writer is not None:
+        return await RpcServer(session, writer, ready_sent=True).run()
+    with frame_channel() as opened:
+        return await RpcServer(session, opened).run()
 
 
 class RpcServer:
     DEFERRED = object()
     """A handler's data when it answers later itself (``bash``)."""
 
-    def __init__(self, session: Any, writer: FrameWriter) -> None:
+    def __init__(self, session: Any, writer: FrameWriter, ready_sent: bool = False) -> None:
         self.session = session
         self.writer = writer
+        self._ready_sent = ready_sent
         self.compacting = False
         self.retrying = False
         self.host_tools = HostTools(session.api, self.send)
@@ -127,7 +118,8 @@ class RpcServer:
     # -- the run ------------------------------------------------------------------------
 
     async def run(self) -> int:
-        self.send(ready_frame())
+        if not self._ready_sent:
+            self.send(ready_frame())
         self.session.subscribe(self._on_event)
         if isinstance(self.session.ui, RpcUI):
             self.session.ui.attach(self.send)
