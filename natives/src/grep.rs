@@ -99,8 +99,21 @@ pub enum Outcome {
     },
 }
 
+/// Opened without blocking: a named pipe in the tree reads as empty (or unreadable)
+/// instead of waiting for a writer forever.
+fn open(path: &Path) -> std::io::Result<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
 pub fn read_file(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>, ()>> {
-    let mut file = File::open(path).ok()?;
+    let mut file = open(path).ok()?;
     let size = file.metadata().ok()?.len();
     if size > max_bytes {
         return Some(Err(()));

@@ -15,16 +15,23 @@ use crate::grep::{
 };
 use crate::walk::{slash_path, threads, walk_parallel, walk_sorted, Kind};
 
+/// What a file adds to the answer, handed on as soon as it is known (streaming):
+/// its path, matching-line count and, in content mode, its lines (line, text, match).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    pub path: String,
+    pub count: usize,
+    pub lines: Vec<(usize, String, bool)>,
+}
+
+/// Receives each file's hit; `None` when nobody listens (nothing is copied then).
+pub type OnHit<'a> = Option<&'a (dyn Fn(Hit) + Sync)>;
+
 /// Searches the wanted files under `root`: one thread walks in the pure-Python walker's
 /// order, several search, and this thread takes their outcomes in walk order, so the
 /// answer stops exactly where a sequential search would and the rest is never read.
-/// `on_file` sees each file with a match, in order, as soon as its turn comes.
-pub fn search_tree(
-    query: &Query,
-    root: &Path,
-    cancel: &AtomicBool,
-    on_file: &(dyn Fn(&str, usize) + Sync),
-) -> Answer {
+/// `on_hit` sees what each file adds to the answer, in order, as soon as its turn comes.
+pub fn search_tree(query: &Query, root: &Path, cancel: &AtomicBool, on_hit: OnHit) -> Answer {
     let stop = AtomicBool::new(false);
     let stopped = || stop.load(Ordering::Relaxed) || cancel.load(Ordering::Relaxed);
     let (jobs, job_queue) = mpsc::sync_channel::<(usize, PathBuf, PathBuf)>(256);
@@ -73,13 +80,14 @@ pub fn search_tree(
                 if assembler.done {
                     continue;
                 }
-                if let Outcome::Text { count, .. } = outcome {
-                    if count > 0 {
-                        on_file(&slash_path(&rel), count);
-                    }
-                }
+                let before = assembler.sizes();
                 if assembler.push(rel, outcome) {
                     stop.store(true, Ordering::Relaxed);
+                }
+                if let Some(on_hit) = on_hit {
+                    if let Some(hit) = assembler.added_since(before) {
+                        on_hit(hit);
+                    }
                 }
             }
         }
@@ -93,13 +101,9 @@ pub fn search_tree(
 pub const FULL_SCAN_LIMIT: usize = 10_000;
 
 /// Every wanted file under `root`, walked and searched in parallel; the outcomes sorted
-/// into walk order and assembled. `on_file` sees files with a match as they are found.
-pub fn search_all(
-    query: &Query,
-    root: &Path,
-    cancel: &AtomicBool,
-    on_file: &(dyn Fn(&str, usize) + Sync),
-) -> Answer {
+/// into walk order and assembled. `on_hit` sees files with a match as they are found
+/// (their matching lines, without context).
+pub fn search_all(query: &Query, root: &Path, cancel: &AtomicBool, on_hit: OnHit) -> Answer {
     let found = Mutex::new(Vec::new());
     walk_parallel(root, cancel, |entry, path| {
         let rel = entry.rel_str();
@@ -107,9 +111,14 @@ pub fn search_all(
             return true;
         }
         let outcome = search_file(query, path, MAX_FILE_BYTES);
-        if let Outcome::Text { count, .. } = outcome {
-            if count > 0 {
-                on_file(&rel, count);
+        if let (Some(on_hit), Outcome::Text { hits, count, .. }) = (on_hit, &outcome) {
+            if *count > 0 {
+                let lines = hits.iter().map(|(n, t)| (*n, t.clone(), true)).collect();
+                on_hit(Hit {
+                    path: rel,
+                    count: *count,
+                    lines,
+                });
             }
         }
         found.lock().unwrap().push((entry.rel, outcome));
@@ -148,6 +157,41 @@ impl<'a> Assembler<'a> {
             answer: Answer::default(),
             done: false,
         }
+    }
+
+    /// (lines, files, counts) of the answer so far.
+    fn sizes(&self) -> (usize, usize, usize) {
+        let a = &self.answer;
+        (a.lines.len(), a.files.len(), a.counts.len())
+    }
+
+    /// What the answer gained since `sizes()` gave `before` (one file's worth).
+    fn added_since(&self, before: (usize, usize, usize)) -> Option<Hit> {
+        let a = &self.answer;
+        if let Some((path, count)) = a.counts.get(before.2) {
+            return Some(Hit {
+                path: path.clone(),
+                count: *count,
+                lines: Vec::new(),
+            });
+        }
+        if let Some(path) = a.files.get(before.1) {
+            return Some(Hit {
+                path: path.clone(),
+                count: 1,
+                lines: Vec::new(),
+            });
+        }
+        let new = &a.lines[before.0..];
+        let first = new.first()?;
+        Some(Hit {
+            path: first.path.clone(),
+            count: new.iter().filter(|l| l.is_match).count(),
+            lines: new
+                .iter()
+                .map(|l| (l.line, l.text.clone(), l.is_match))
+                .collect(),
+        })
     }
 
     /// Takes the next file's outcome; true once the search is over (the limit passed).
@@ -280,14 +324,36 @@ mod tests {
     fn the_ordered_search_stops_where_a_sequential_one_would() {
         let root = tree("ordered");
         let never = AtomicBool::new(false);
-        let answer = search_tree(&query(10, Mode::Content), &root, &never, &|_, _| {});
+        let answer = search_tree(&query(10, Mode::Content), &root, &never, None);
         assert_eq!((answer.matches, answer.files_searched), (10, 4));
         assert!(answer.truncated);
         assert_eq!(answer.lines[0].path, "d0/f00.txt");
         assert_eq!(answer.lines[9].path, "d0/f15.txt");
-        let all = search_all(&query(10, Mode::Content), &root, &never, &|_, _| {});
+        let all = search_all(&query(10, Mode::Content), &root, &never, None);
         assert_eq!(all.lines, answer.lines);
         assert_eq!(all.files_searched, answer.files_searched);
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn hits_stream_in_walk_order_and_add_up_to_the_answer() {
+        let root = tree("hits");
+        let never = AtomicBool::new(false);
+        let seen = Mutex::new(Vec::new());
+        let on_hit = |hit: Hit| seen.lock().unwrap().push(hit);
+        let answer = search_tree(&query(10, Mode::Content), &root, &never, Some(&on_hit));
+        let streamed: Vec<(String, usize)> = seen
+            .into_inner()
+            .unwrap()
+            .into_iter()
+            .flat_map(|h| h.lines.into_iter().map(move |l| (h.path.clone(), l.0)))
+            .collect();
+        let lines: Vec<(String, usize)> = answer
+            .lines
+            .iter()
+            .map(|l| (l.path.clone(), l.line))
+            .collect();
+        assert_eq!(streamed, lines);
         fs::remove_dir_all(root).unwrap();
     }
 
@@ -295,7 +361,7 @@ mod tests {
     fn files_mode_stops_at_the_file_limit() {
         let root = tree("files");
         let never = AtomicBool::new(false);
-        let answer = search_tree(&query(3, Mode::Files), &root, &never, &|_, _| {});
+        let answer = search_tree(&query(3, Mode::Files), &root, &never, None);
         assert_eq!(answer.files, ["d0/f00.txt", "d0/f05.txt", "d0/f10.txt"]);
         assert!(answer.truncated && answer.files_searched == 4);
         fs::remove_dir_all(root).unwrap();

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -22,7 +22,7 @@ use pyo3::types::{PyDict, PyList};
 
 use crate::grep::{Mode, Query};
 
-/// How long the first matches may wait before they are handed to `on_batch`.
+/// How long matches after the first may wait before they are handed to `on_batch`.
 const BATCH_INTERVAL: Duration = Duration::from_millis(20);
 const BATCH_SIZE: usize = 256;
 
@@ -59,11 +59,52 @@ fn glob_matcher(glob: Option<&str>) -> PyResult<Option<grep_regex::RegexMatcher>
         .transpose()
 }
 
+fn grep_query(
+    pattern: &str,
+    mode: &str,
+    limit: usize,
+    context: usize,
+    glob: Option<&str>,
+    glob_path: bool,
+    extensions: Option<Vec<String>>,
+) -> PyResult<Query> {
+    let mode = Mode::parse(mode).ok_or_else(|| PyValueError::new_err("unknown output mode"))?;
+    let matcher = grep::line_matcher(pattern).map_err(PyValueError::new_err)?;
+    let glob = glob_matcher(glob)?.map(|m| (m, glob_path));
+    Ok(Query {
+        matcher,
+        mode,
+        limit: limit.max(1),
+        context,
+        glob,
+        extensions,
+    })
+}
+
+/// The search itself, without the GIL: (the folder paths are relative to, the answer).
+fn run_grep(
+    query: &Query,
+    target: &Path,
+    flag: &AtomicBool,
+    on_batch: Option<Py<PyAny>>,
+) -> (PathBuf, grep::Answer) {
+    if target.is_dir() {
+        return (target.to_path_buf(), stream(query, target, flag, on_batch));
+    }
+    let dir = target.parent().map(Path::to_path_buf).unwrap_or_default();
+    let name = PathBuf::from(target.file_name().unwrap_or_default());
+    let outcome = grep::search_file(query, target, grep::MAX_EXPLICIT_FILE_BYTES);
+    let answer = grep_tree::assemble(query, &dir, vec![(name, outcome)]);
+    (dir, answer)
+}
+
 /// grep under `target` (a folder, or one file). `pattern` and `glob` are regexes in
 /// Rust/RE2 syntax (the plugin translates Python's); `glob_path`: the glob matches the
 /// relative path rather than the name. Raises ValueError for a regex it cannot run.
-/// `on_batch(list[tuple[str, int]])` receives files with matches as they are found;
-/// `line_type(path, line, text, match)` makes each line (default: a dict).
+/// `on_batch(list[tuple[str, int, list[tuple[int, str, bool]]]])` receives, as the
+/// search goes, what files add to the answer: (path, matching lines, lines); the first
+/// at once, then at most every 20 ms. `line_type(path, line, text, match)` makes each
+/// line of the answer (default: a dict).
 #[pyfunction]
 #[pyo3(name = "grep", signature = (target, pattern, mode="content", limit=100, context=0, glob=None,
     glob_path=false, extensions=None, cancel=None, on_batch=None, line_type=None))]
@@ -82,35 +123,61 @@ fn py_grep<'py>(
     on_batch: Option<Py<PyAny>>,
     line_type: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let mode = Mode::parse(mode).ok_or_else(|| PyValueError::new_err("unknown output mode"))?;
-    let matcher = grep::line_matcher(pattern).map_err(PyValueError::new_err)?;
-    let glob = glob_matcher(glob)?.map(|m| (m, glob_path));
-    let query = Query {
-        matcher,
-        mode,
-        limit: limit.max(1),
-        context,
-        glob,
-        extensions,
-    };
+    let query = grep_query(pattern, mode, limit, context, glob, glob_path, extensions)?;
     let flag = token_flag(cancel);
-    let (dir, answer) = py.detach(|| {
-        if target.is_dir() {
-            (target.clone(), stream(&query, &target, &flag, on_batch))
-        } else {
-            let dir = target.parent().map(Path::to_path_buf).unwrap_or_default();
-            let name = PathBuf::from(target.file_name().unwrap_or_default());
-            let outcome = grep::search_file(&query, &target, grep::MAX_EXPLICIT_FILE_BYTES);
-            (
-                dir.clone(),
-                grep_tree::assemble(&query, &dir, vec![(name, outcome)]),
-            )
-        }
-    });
-    answer_dict(py, &dir, mode, answer, line_type)
+    let (dir, answer) = py.detach(|| run_grep(&query, &target, &flag, on_batch));
+    answer_dict(py, &dir, query.mode, answer, line_type.as_ref())
 }
 
-/// The walk and search on a helper thread while this one hands batches to Python.
+/// `grep` on a thread of its own: returns at once and calls `on_done(answer, None)`, or
+/// `on_done(None, exception)`, from that thread when the search is over (an asyncio
+/// caller hands both to its loop with `call_soon_threadsafe`, with no worker thread of
+/// its own to wake). A bad regex raises ValueError here, before anything starts.
+#[pyfunction]
+#[pyo3(signature = (target, pattern, on_done, mode="content", limit=100, context=0, glob=None,
+    glob_path=false, extensions=None, cancel=None, on_batch=None, line_type=None))]
+#[allow(clippy::too_many_arguments)]
+fn grep_start(
+    target: PathBuf,
+    pattern: &str,
+    on_done: Py<PyAny>,
+    mode: &str,
+    limit: usize,
+    context: usize,
+    glob: Option<&str>,
+    glob_path: bool,
+    extensions: Option<Vec<String>>,
+    cancel: Option<&CancelToken>,
+    on_batch: Option<Py<PyAny>>,
+    line_type: Option<Py<PyAny>>,
+) -> PyResult<()> {
+    let query = grep_query(pattern, mode, limit, context, glob, glob_path, extensions)?;
+    let flag = token_flag(cancel);
+    std::thread::Builder::new()
+        .name("omp-natives-grep".into())
+        .spawn(move || {
+            let (dir, answer) = run_grep(&query, &target, &flag, on_batch);
+            // Python may be finalizing (the caller gone): then nobody waits for this.
+            Python::try_attach(|py| {
+                let make = line_type.map(|t| t.into_bound(py));
+                let called = match answer_dict(py, &dir, query.mode, answer, make.as_ref()) {
+                    Ok(dict) => on_done.call1(py, (dict, py.None())),
+                    Err(err) => on_done.call1(py, (py.None(), err.into_value(py))),
+                };
+                if let Err(err) = called {
+                    err.write_unraisable(py, None);
+                }
+            });
+        })
+        .map_err(|e| PyValueError::new_err(format!("cannot start a search thread: {e}")))?;
+    Ok(())
+}
+
+type Batch = Vec<grep_tree::Hit>;
+
+/// The walk and search on a helper thread while this one hands batches to Python: the
+/// first hit as soon as it is found, then whatever came in at most `BATCH_INTERVAL`
+/// later (or `BATCH_SIZE` hits, whichever is first).
 fn stream(
     query: &Query,
     root: &Path,
@@ -123,41 +190,59 @@ fn stream(
         grep_tree::search_tree
     };
     let Some(callback) = on_batch else {
-        return search(query, root, flag, &|_, _| {});
+        return search(query, root, flag, None);
     };
-    let (send, receive) = mpsc::channel::<(String, usize)>();
+    let (send, receive) = mpsc::channel::<grep_tree::Hit>();
     std::thread::scope(|scope| {
         let worker = scope.spawn(move || {
             let send = std::sync::Mutex::new(send);
-            search(query, root, flag, &|path, count| {
-                let _ = send.lock().unwrap().send((path.to_string(), count));
-            })
+            let on_hit = |hit| {
+                let _ = send.lock().unwrap().send(hit);
+            };
+            search(query, root, flag, Some(&on_hit))
         });
-        let mut batch = Vec::new();
+        let mut batch: Batch = Vec::new();
+        let mut due = Instant::now();
         loop {
-            match receive.recv_timeout(BATCH_INTERVAL) {
-                Ok(item) => {
-                    batch.push(item);
-                    if batch.len() < BATCH_SIZE {
+            let wait = due.saturating_duration_since(Instant::now());
+            match receive.recv_timeout(wait) {
+                Ok(hit) => {
+                    batch.push(hit);
+                    if batch.len() < BATCH_SIZE && Instant::now() < due {
                         continue;
                     }
                 }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    if batch.is_empty() {
+                        // Nothing yet: the next hit goes out as soon as it comes.
+                        match receive.recv() {
+                            Ok(hit) => batch.push(hit),
+                            Err(_) => break,
+                        }
+                        due = Instant::now();
+                    }
+                }
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
             }
-            deliver(&callback, &mut batch);
+            if Instant::now() >= due || batch.len() >= BATCH_SIZE {
+                deliver(&callback, &mut batch);
+                due = Instant::now() + BATCH_INTERVAL;
+            }
         }
         deliver(&callback, &mut batch);
         worker.join().unwrap_or_default()
     })
 }
 
-fn deliver(callback: &Py<PyAny>, batch: &mut Vec<(String, usize)>) {
+fn deliver(callback: &Py<PyAny>, batch: &mut Batch) {
     if batch.is_empty() {
         return;
     }
-    let items = std::mem::take(batch);
-    Python::attach(|py| {
+    let items: Vec<_> = std::mem::take(batch)
+        .into_iter()
+        .map(|hit| (hit.path, hit.count, hit.lines))
+        .collect();
+    Python::try_attach(|py| {
         if let Err(err) = callback.call1(py, (items,)) {
             err.write_unraisable(py, None);
         }
@@ -169,14 +254,14 @@ fn answer_dict<'py>(
     root: &Path,
     mode: Mode,
     answer: grep::Answer,
-    line_type: Option<Bound<'py, PyAny>>,
+    line_type: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     out.set_item("root", root.to_string_lossy())?;
     out.set_item("mode", mode.name())?;
     let lines = PyList::empty(py);
     for line in answer.lines {
-        if let Some(make) = &line_type {
+        if let Some(make) = line_type {
             lines.append(make.call1((line.path, line.line, line.text, line.is_match))?)?;
             continue;
         }
@@ -276,18 +361,24 @@ fn fuzzy_rank(py: Python<'_>, query: &str, paths: Vec<String>, limit: usize) -> 
     FuzzyIndex::new(paths).rank(py, query, limit)
 }
 
-/// A depth-limited listing of `root` with per-folder file counts, one line per entry.
+/// A depth-limited listing of `root` with per-folder file counts: `{"root", "lines"
+/// (one per entry, the first `max_entries`), "total" (entries down to `max_depth`)}`.
 #[pyfunction]
 #[pyo3(name = "tree", signature = (root, max_depth=3, max_entries=200, cancel=None))]
-fn py_tree(
-    py: Python<'_>,
+fn py_tree<'py>(
+    py: Python<'py>,
     root: PathBuf,
     max_depth: usize,
     max_entries: usize,
     cancel: Option<&CancelToken>,
-) -> Vec<String> {
+) -> PyResult<Bound<'py, PyDict>> {
     let flag = token_flag(cancel);
-    py.detach(|| tree::render(&root, max_depth, max_entries, &flag))
+    let (lines, total) = py.detach(|| tree::render(&root, max_depth, max_entries, &flag));
+    let out = PyDict::new(py);
+    out.set_item("root", root.to_string_lossy())?;
+    out.set_item("lines", lines)?;
+    out.set_item("total", total)?;
+    Ok(out)
 }
 
 /// Terminal cells `text` takes.
@@ -309,6 +400,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CancelToken>()?;
     m.add_class::<FuzzyIndex>()?;
     m.add_function(wrap_pyfunction!(py_grep, m)?)?;
+    m.add_function(wrap_pyfunction!(grep_start, m)?)?;
     m.add_function(wrap_pyfunction!(py_find, m)?)?;
     m.add_function(wrap_pyfunction!(workspace_files, m)?)?;
     m.add_function(wrap_pyfunction!(fuzzy_rank, m)?)?;

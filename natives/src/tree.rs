@@ -7,14 +7,16 @@ use std::sync::atomic::AtomicBool;
 
 use crate::walk::{collect, Kind};
 
-/// Lines `path/ (N files)` for folders and `path` for files, indented two spaces per
-/// level, down to `max_depth` levels; after `max_entries` lines, one `... N more`.
+/// Lines `name/ (N files)` for folders, `name@` for links and `name` for files,
+/// indented two spaces per level, down to `max_depth` levels, at most `max_entries` of
+/// them; and how many entries there are down to that depth. N counts every file and
+/// link below the folder, at any depth (ignore rules applied).
 pub fn render(
     root: &Path,
     max_depth: usize,
     max_entries: usize,
     cancel: &AtomicBool,
-) -> Vec<String> {
+) -> (Vec<String>, usize) {
     let entries = collect(root, cancel);
     let mut files_below: HashMap<PathBuf, usize> = HashMap::new();
     for entry in entries.iter().filter(|e| e.kind != Kind::Dir) {
@@ -26,14 +28,14 @@ pub fn render(
         }
     }
     let mut out = Vec::new();
-    let mut hidden = 0;
+    let mut total = 0;
     for entry in &entries {
         let depth = entry.rel.components().count();
         if depth > max_depth {
             continue;
         }
+        total += 1;
         if out.len() >= max_entries {
-            hidden += 1;
             continue;
         }
         let indent = "  ".repeat(depth - 1);
@@ -48,10 +50,7 @@ pub fn render(
             Kind::File => format!("{indent}{name}"),
         });
     }
-    if hidden > 0 {
-        out.push(format!("... {hidden} more"));
-    }
-    out
+    (out, total)
 }
 
 #[cfg(test)]
@@ -68,9 +67,15 @@ mod tests {
         fs::write(root.join("src/deep/b.py"), "").unwrap();
         fs::write(root.join("README.md"), "").unwrap();
         let lines = render(&root, 1, 100, &AtomicBool::new(false));
-        assert_eq!(lines, ["README.md", "src/ (2 files)"]);
-        let lines = render(&root, 3, 2, &AtomicBool::new(false));
-        assert_eq!(lines, ["README.md", "src/ (2 files)", "... 3 more"]);
+        assert_eq!(
+            lines,
+            (vec!["README.md".to_string(), "src/ (2 files)".into()], 2)
+        );
+        let (lines, total) = render(&root, 3, 2, &AtomicBool::new(false));
+        assert_eq!(
+            (lines, total),
+            (vec!["README.md".to_string(), "src/ (2 files)".into()], 5)
+        );
         fs::remove_dir_all(root).unwrap();
     }
 }

@@ -54,7 +54,7 @@ BINARY_FILES = {
 
 def build(root: Path) -> Path:
     """Writes the corpus under ``root`` (which it returns), with a symlink loop, a link
-    to a file and an unreadable folder."""
+    to a file, an unreadable folder and a named pipe (no writer: grep must not wait)."""
     for rel, text in TEXT_FILES.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -74,6 +74,9 @@ def build(root: Path) -> Path:
     locked.mkdir()
     (locked / "secret.txt").write_text("needle locked\n", encoding="utf-8")
     locked.chmod(0)
+    if hasattr(os, "mkfifo"):
+        (root / "pipes").mkdir()
+        os.mkfifo(root / "pipes" / "fifo")
     return root
 
 

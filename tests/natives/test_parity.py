@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from omp_tool_search import backend
-from omp_tool_search.answers import coerce_find, coerce_grep
+from omp_tool_search.answers import coerce_find, coerce_grep, coerce_tree
 from omp_tool_search.tools import FindParams, GrepParams
 
 omp_natives = pytest.importorskip(
@@ -181,3 +181,23 @@ def test_parent_ignore_files_apply_inside_a_repository_only(tmp_path: Path) -> N
         assert native is not None and dataclasses.asdict(native) == dataclasses.asdict(python)
     assert both("find", {"pattern": "**", "path": "sub/deep"}, repo)[1].paths == ["ok.py"]
     assert both("find", {"pattern": "**", "path": "sub"}, plain)[1].paths == ["c.log", "d.py"]
+
+
+TREES = [
+    {"depth": 1},
+    {"depth": 2, "limit": 500},
+    {"depth": 5, "limit": 500},
+    {"depth": 3, "limit": 7},
+    {"depth": 2, "path": "src"},
+    {"depth": 2, "path": "ünïcödé"},
+]
+
+
+@pytest.mark.parametrize("params", TREES, ids=lambda p: repr(p)[:60])
+def test_tree_answers_are_identical(corpus: Path, params: dict) -> None:
+    python = backend.search("tree", dict(params), str(corpus), threading.Event())
+    run = prepare("tree", dict(params), str(corpus))
+    assert run is not None, "natives declined a tree it should answer"
+    native = coerce_tree(run(omp_natives.load().CancelToken()))
+    assert python.error is None and python.lines
+    assert dataclasses.asdict(native) == dataclasses.asdict(python)

@@ -107,8 +107,29 @@ def test_matches_reach_python_in_batches_before_the_search_ends(tmp_path: Path) 
     small_tree(tmp_path, files=200)
     batches = []
     answer = native.grep(str(tmp_path), "needle", "files", 1000, on_batch=batches.append)
-    streamed = sorted(path for batch in batches for path, _count in batch)
-    assert streamed == sorted(answer["files"]) and len(streamed) == 200
+    streamed = [path for batch in batches for path, _count, _lines in batch]
+    assert streamed == answer["files"] and len(streamed) == 200  # in walk order
+    assert len(batches[0]) == 1  # the first match goes out alone, at once
+    batches.clear()
+    answer = native.grep(str(tmp_path), "needle", "content", 50, context=1, on_batch=batches.append)
+    streamed = [(p, n, t, m) for batch in batches for p, _c, lines in batch for n, t, m in lines]
+    assert streamed == [(x["path"], x["line"], x["text"], x["match"]) for x in answer["lines"]]
+
+
+def test_a_background_grep_calls_back_when_done(tmp_path: Path) -> None:
+    small_tree(tmp_path, files=50)
+    done = threading.Event()
+    outcome = []
+
+    def on_done(answer, error) -> None:
+        outcome.append((answer, error))
+        done.set()
+
+    native.grep_start(str(tmp_path), "(?m)needle = 7$", on_done, "files", 100)
+    assert done.wait(5)
+    assert outcome[0][1] is None and outcome[0][0]["files"] == ["d7/f7.py"]
+    with pytest.raises(ValueError):
+        native.grep_start(str(tmp_path), "(", on_done)
 
 
 def test_the_gil_is_released_while_searching(tmp_path: Path) -> None:
@@ -157,8 +178,9 @@ def test_fuzzy_index_of_a_workspace_honours_ignore_files(tmp_path: Path) -> None
 
 def test_tree_and_text_width(tmp_path: Path) -> None:
     small_tree(tmp_path, files=20)
-    lines = native.tree(str(tmp_path), 1, 50)
-    assert lines[:2] == ["d0/ (2 files)", "d1/ (2 files)"] and len(lines) == 10
+    answer = native.tree(str(tmp_path), 1, 5)
+    assert answer["lines"][:2] == ["d0/ (2 files)", "d1/ (2 files)"]
+    assert len(answer["lines"]) == 5 and answer["total"] == 10
     assert native.text_width("日本a") == 5
     assert native.truncate_to_width("日本語テキスト", 7) == "日本語…"
 

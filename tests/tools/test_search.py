@@ -305,6 +305,17 @@ def test_grep_a_single_file_and_line_semantics(tmp_path: Path) -> None:
     assert text(grep(tmp_path, pattern=r"caf\w", path="a.txt")) == "a.txt:4:café \ufffd"
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX-only")
+def test_grep_does_not_wait_on_a_named_pipe(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "z.txt").write_text("needle\n")
+    done = []
+    worker = threading.Thread(target=lambda: done.append(grep(tmp_path, pattern="needle")))
+    worker.start()
+    worker.join(5)
+    assert done and text(done[0]) == "z.txt:1:needle"
+
+
 # -- ls -------------------------------------------------------------------------------
 
 
@@ -341,6 +352,36 @@ def test_ls_limit_empty_and_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert missing.is_error and text(missing) == "Path not found: ~/nope"
     home = run(LsTool(), LsParams(path="~/empty/.."), tmp_path / "empty")
     assert text(home).splitlines()[0] == "empty/"
+
+
+def test_ls_with_depth_is_the_workspace_tree_with_folder_counts(tree: Path) -> None:
+    result = run(LsTool(), LsParams(depth=2), tree)
+    assert text(result).splitlines() == [
+        ".gitignore",
+        ".hidden/ (1 file)",
+        "  h.txt",
+        "README.md",
+        "app.py",
+        "keep.log",
+        "other/ (4 files)",
+        "  .gitignore",
+        "  .ignore",
+        "  b.txt",
+        "  keep.dat",
+        "secret.txt",
+        "sub/ (4 files)",
+        "  .gitignore",
+        "  deep/ (2 files)",
+        "  mod.py",
+    ]
+    assert result.details["total"] == 16
+    capped = run(LsTool(), LsParams(path="sub", depth=3, limit=2), tree)
+    assert text(capped).splitlines() == [
+        ".gitignore",
+        "deep/ (2 files)",
+        "",
+        "[showing 2 of 5 entries; raise limit, lower depth or list a subfolder]",
+    ]
 
 
 # -- backend, abort, hook --------------------------------------------------------------
@@ -464,7 +505,7 @@ def test_schemas_use_pi_names_and_stay_small() -> None:
     }
     assert grep_schema["required"] == ["pattern"]
     assert set(FindTool().json_schema()["properties"]) == {"pattern", "path", "limit"}
-    assert set(LsTool().json_schema()["properties"]) == {"path", "limit"}
+    assert set(LsTool().json_schema()["properties"]) == {"path", "limit", "depth"}
     for tool in (GrepTool(), FindTool(), LsTool()):
         assert len(tool.description) < 160
 
@@ -482,7 +523,7 @@ def test_plugin_module_is_cheap_to_import() -> None:
 def test_aborting_the_run_stops_the_backend_walk(omp_harness, monkeypatch) -> None:
     stopped = threading.Event()
 
-    def slow_search(kind, params, cwd, stop, regex_timeout=None):
+    def slow_search(kind, params, cwd, stop, regex_timeout=None, on_partial=None):
         if stop.wait(10):
             stopped.set()
         return GrepAnswer(root=cwd)
@@ -507,7 +548,7 @@ def test_cancelling_the_hook_stops_the_walk(monkeypatch, tmp_path: Path) -> None
 
     stopped = threading.Event()
 
-    def slow_search(kind, params, cwd, stop, regex_timeout=None):
+    def slow_search(kind, params, cwd, stop, regex_timeout=None, on_partial=None):
         if stop.wait(10):
             stopped.set()
 

@@ -80,10 +80,11 @@ class HandlerContext:
         editor client may hold unsaved text); None/False means use the disk."""
         return self._session.files
 
-    async def search(self, kind: str, **params: Any) -> Any:
-        """Run a grep/find search through the omp_search hook (the first backend that
-        answers wins); OmpError when no backend is installed."""
-        return await self._session.search(kind, params)
+    async def search(self, kind: str, *, on_partial: Any = None, **params: Any) -> Any:
+        """Run a grep/find/tree search through the omp_search hook (the first backend
+        that answers wins); OmpError when no backend is installed. ``on_partial``: see
+        SearchEvent."""
+        return await self._session.search(kind, params, on_partial)
 
     def get_context_usage(self) -> dict[str, Any] | None:
         """Tokens of the last model response against the model's window, or None."""

@@ -427,12 +427,16 @@ class UserPythonEvent(Event):
 
 
 class SearchEvent(Event):
-    """A grep or find search a tool asks for; ``params`` are the tool's parameters."""
+    """A grep, find or tree search a tool asks for; ``params`` are the tool's parameters.
+    ``on_partial``, when set, takes a grep's results as they are found (a list of
+    ``(path, matching-line count, [(line, text, match), ...])``, lines in content mode
+    only), from any thread, before the answer; a backend may call it or not."""
 
     type: Literal["search"] = "search"
-    kind: Literal["grep", "find"]
+    kind: Literal["grep", "find", "tree"]
     params: dict[str, Any] = Field(default_factory=dict)
     cwd: str
+    on_partial: Any = Field(default=None, exclude=True)
 
 
 class ResourcesDiscoverEvent(Event):

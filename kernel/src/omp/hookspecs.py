@@ -814,11 +814,12 @@ def omp_user_python(event: UserPythonEvent, ctx: HandlerContext, api: OmpAPI) ->
 @hookspec
 @combine("first_result")
 def omp_search(event: SearchEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
-    """A tool needs a grep or find search (``ctx.search``).
+    """A tool needs a grep, find or tree search (``ctx.search``).
 
-    When: each time grep or find (or another tool) searches files.
-    Args: ``event`` (SearchEvent: kind "grep" | "find", params as the tool received
-    them, cwd).
+    When: each time grep, find or ls (or another tool) searches files.
+    Args: ``event`` (SearchEvent: kind "grep" | "find" | "tree", params as the tool
+    received them, cwd, on_partial - a callback for a grep's first results, from any
+    thread, so they reach the user before the walk ends).
     Returns: ``{"result": ...}`` - the backend's answer in the shape the calling tool
     documents - or None to leave the search to the next backend.
     Combination: the first backend that answers wins, so a faster one

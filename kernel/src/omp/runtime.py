@@ -378,10 +378,9 @@ class AgentSession:
         await self._notify(notice)
         await self.call_hook(hook_name, event)
 
-    async def search(self, kind: str, params: dict[str, Any]) -> Any:
-        outcome = await self.call_hook(
-            "omp_search", SearchEvent(kind=kind, params=params, cwd=self.cwd)
-        )
+    async def search(self, kind: str, params: dict[str, Any], on_partial: Any = None) -> Any:
+        event = SearchEvent(kind=kind, params=params, cwd=self.cwd, on_partial=on_partial)
+        outcome = await self.call_hook("omp_search", event)
         if outcome is None:
             raise OmpError(
                 f"no search backend answered a {kind} search; install one (the "

@@ -32,25 +32,55 @@ def search_backend_status(settings: Any) -> str | None:
 
 @omp.hookimpl(tryfirst=True)
 async def omp_search(event: Any, ctx: Any) -> dict[str, Any] | None:
-    if event.kind not in ("grep", "find"):
+    if event.kind not in ("grep", "find", "tree"):
         return None
     if search_backend_status(getattr(ctx, "settings", None)) is not None:
         return None
     import asyncio
 
     from omp_natives import load
-    from omp_natives.requests import prepare
+    from omp_natives.requests import GrepRequest, prepare
 
     run = prepare(event.kind, dict(event.params), event.cwd)
     if run is None:
         return None
     token = load().CancelToken()
     try:
-        answer = await asyncio.to_thread(run, token)
+        if isinstance(run, GrepRequest):
+            answer = await _in_background(run, token, getattr(event, "on_partial", None))
+        else:
+            answer = await asyncio.to_thread(run, token)
     except asyncio.CancelledError:
         token.cancel()  # the walk stops before its next file
         raise
     return None if answer is None else {"result": answer}
+
+
+async def _in_background(request: Any, token: Any, on_partial: Any) -> dict[str, Any] | None:
+    """The grep on the engine's own thread, which wakes the loop once at the end (no
+    worker thread of asyncio's to hand the call to and back)."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    done = loop.create_future()
+
+    def settle(answer: Any, error: BaseException | None) -> None:
+        if done.done():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(answer)
+
+    def on_done(answer: Any, error: BaseException | None) -> None:
+        try:
+            loop.call_soon_threadsafe(settle, answer, error)
+        except RuntimeError:
+            pass  # the loop is closed: nobody waits any more
+
+    if not request.start(token, on_partial, on_done):
+        return None
+    return request.accept(await done)
 
 
 @omp.hookimpl

@@ -1,4 +1,4 @@
-"""A grep or find request turned into a call of the compiled module, with the
+"""A grep, find or tree request turned into a call of the compiled module, with the
 pure-Python backend's meaning: its regexes (Python syntax) and globs are translated by
 that backend's own translator into the Rust engine's syntax. ``prepare`` gives None for
 what cannot be said exactly there, and for every error case, so the pure-Python backend
@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -62,7 +63,27 @@ def _glob_regex(glob: str) -> tuple[str, bool] | None:
 
 
 def prepare(kind: str, params: dict[str, Any], cwd: str) -> Run | None:
-    return _prepare_find(params, cwd) if kind == "find" else _prepare_grep(params, cwd)
+    """What to call for a ``find``, ``grep`` (a GrepRequest) or ``tree``; None to decline."""
+    if kind == "find":
+        return _prepare_find(params, cwd)
+    if kind == "tree":
+        return _prepare_tree(params, cwd)
+    return _prepare_grep(params, cwd)
+
+
+def _prepare_tree(params: dict[str, Any], cwd: str) -> Run | None:
+    from omp_tool_search.backend import TREE_DEPTH, TREE_LIMIT
+
+    root = resolve_path(params.get("path") or ".", cwd)
+    if not os.path.isdir(root):
+        return None
+    depth = max(1, int(params.get("depth") or TREE_DEPTH))
+    limit = max(1, int(params.get("limit") or TREE_LIMIT))
+
+    def run(token: Any) -> dict[str, Any]:
+        return load().tree(root, depth, limit, token)
+
+    return run
 
 
 def _prepare_find(params: dict[str, Any], cwd: str) -> Run | None:
@@ -78,7 +99,7 @@ def _prepare_find(params: dict[str, Any], cwd: str) -> Run | None:
     return run
 
 
-def _prepare_grep(params: dict[str, Any], cwd: str) -> Run | None:
+def _prepare_grep(params: dict[str, Any], cwd: str) -> GrepRequest | None:
     target = resolve_path(params.get("path") or ".", cwd)
     regex = _line_regex(params)
     if regex is None or not os.path.exists(target):
@@ -101,14 +122,46 @@ def _prepare_grep(params: dict[str, Any], cwd: str) -> Run | None:
         "glob_path": bool(glob and glob[1]),
         "extensions": list(extensions) if extensions else None,
     }
+    return GrepRequest(target, regex, folder, options)
 
-    def run(token: Any) -> dict[str, Any] | None:
+
+@dataclass(slots=True)
+class GrepRequest:
+    """A grep the Rust engine can answer: call it (with a CancelToken) to run it here,
+    or ``start`` it on a thread of the engine's own."""
+
+    target: str
+    regex: str
+    folder: bool
+    options: dict[str, Any]
+
+    def __call__(self, token: Any) -> dict[str, Any] | None:
         try:
-            answer = load().grep(target, regex, cancel=token, line_type=GrepLine, **options)
+            answer = load().grep(
+                self.target, self.regex, cancel=token, line_type=GrepLine, **self.options
+            )
         except ValueError:
             return None  # a regex the Rust engine refuses: Python's engine runs it
-        if not folder and (answer["skipped_binary"] or answer["skipped_large"]):
+        return self.accept(answer)
+
+    def start(self, token: Any, on_batch: Any, on_done: Callable[[Any, Any], Any]) -> bool:
+        """Start it in the background: ``on_done(answer, error)`` from the engine's thread
+        at the end, ``on_batch`` with partial results on the way; False if declined."""
+        try:
+            load().grep_start(
+                self.target,
+                self.regex,
+                on_done,
+                cancel=token,
+                on_batch=on_batch,
+                line_type=GrepLine,
+                **self.options,
+            )
+        except ValueError:
+            return False
+        return True
+
+    def accept(self, answer: dict[str, Any]) -> dict[str, Any] | None:
+        if not self.folder and (answer["skipped_binary"] or answer["skipped_large"]):
             return None  # the pure-Python backend words these errors
         return answer
-
-    return run

@@ -30,6 +30,20 @@ native backend may find dicts easier); the tools read either through ``coerce``.
     skipped_binary / skipped_large: files left out (NUL byte in the first 8 KiB / over
         4 MiB).
     error: as for find (also an invalid regex: name the problem).
+
+``tree`` -> TreeAnswer (params: path, depth, limit)
+    root: absolute directory listed.
+    lines: the walk's entries down to ``depth`` levels, in walk order, at most
+        ``limit``: ``name/ (N files)`` for a folder (N: files and links below it at any
+        depth), ``name@`` for a symbolic link, ``name`` for a file, indented two spaces
+        per level below the first.
+    total: how many entries there are down to ``depth`` (``total > len(lines)``: capped).
+    error: as for find.
+
+``event.on_partial`` (grep only, may be None): call it with lists of
+``(path, matching-line count, [(line, text, match), ...])`` as files are searched, lines
+in content mode only; each file what it adds to the answer, in walk order (a parallel
+backend's full scan may send them in the order found).
 """
 
 from __future__ import annotations
@@ -70,6 +84,14 @@ class GrepAnswer:
     error: str | None = None
 
 
+@dataclass(slots=True)
+class TreeAnswer:
+    root: str = ""
+    lines: list[str] = field(default_factory=list)
+    total: int = 0
+    error: str | None = None
+
+
 def _from_dict(cls: type, value: dict[str, Any]) -> Any:
     names = {f.name for f in fields(cls)}
     return cls(**{k: v for k, v in value.items() if k in names})
@@ -96,3 +118,12 @@ def coerce_grep(value: Any) -> GrepAnswer:
     ]
     answer.counts = [(str(path), int(count)) for path, count in answer.counts]
     return answer
+
+
+def coerce_tree(value: Any) -> TreeAnswer:
+    """A TreeAnswer from a backend's answer (the dataclass or a dict)."""
+    if isinstance(value, TreeAnswer):
+        return value
+    if isinstance(value, dict):
+        return _from_dict(TreeAnswer, value)
+    raise TypeError(f"search backend gave a {type(value).__name__} for a tree")

@@ -10,6 +10,8 @@ file takes longer than ``regex_timeout`` seconds (setting ``search.regexTimeoutM
 which makes the grep an error the model can act on. A regex's longest required
 literal (or a literal pattern) is first looked for in the raw bytes, so most files are
 never matched at all. ``stop`` (a threading.Event) ends the walk and kills the worker.
+``on_partial`` receives a grep's results as files are searched (``answers``), the first
+at once and then at most every PARTIAL_INTERVAL_S.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ import os
 import re
 import sys
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from omp.tools import resolve_path
 
-from omp_tool_search.answers import FindAnswer, GrepAnswer, GrepLine
+from omp_tool_search.answers import FindAnswer, GrepAnswer, GrepLine, TreeAnswer
 from omp_tool_search.engine import Matcher, RegexTimeout, Stopped, WorkerFailed
 from omp_tool_search.match import compile_glob, type_extensions
 from omp_tool_search.walk import DIR, FILE, walk
@@ -34,6 +38,10 @@ MAX_EXPLICIT_FILE_BYTES = 64 * 1024 * 1024
 BINARY_SNIFF_BYTES = 8 * 1024
 DEFAULT_REGEX_TIMEOUT_MS = 5000
 """Longest Python's regex engine may spend on one file (setting ``search.regexTimeoutMs``)."""
+PARTIAL_INTERVAL_S = 0.02
+TREE_DEPTH, TREE_LIMIT = 3, 500
+
+OnPartial = Callable[[list[tuple[str, int, list[tuple[int, str, bool]]]]], Any]
 
 
 class SearchError(Exception):
@@ -46,22 +54,26 @@ def search(
     cwd: str,
     stop: threading.Event | None = None,
     regex_timeout: float | None = None,
+    on_partial: OnPartial | None = None,
 ):
-    """Run a ``find`` or ``grep``; an answer with ``error`` set when it cannot run.
-    ``regex_timeout``: seconds Python's regex engine may spend on one file (default
+    """Run a ``find``, ``grep`` or ``tree``; an answer with ``error`` set when it cannot
+    run. ``regex_timeout``: seconds Python's regex engine may spend on one file (default
     DEFAULT_REGEX_TIMEOUT_MS)."""
     try:
         if kind == "find":
             return find(params, cwd, stop)
         if kind == "grep":
-            return grep(params, cwd, stop, regex_timeout)
+            return grep(params, cwd, stop, regex_timeout, on_partial)
+        if kind == "tree":
+            return tree(params, cwd, stop)
     except SearchError as exc:
         return error_answer(kind, str(exc))
     raise ValueError(f"unknown search kind {kind!r}")
 
 
-def error_answer(kind: str, message: str) -> FindAnswer | GrepAnswer:
-    return FindAnswer(error=message) if kind == "find" else GrepAnswer(error=message)
+def error_answer(kind: str, message: str) -> FindAnswer | GrepAnswer | TreeAnswer:
+    answer = {"find": FindAnswer, "tree": TreeAnswer}.get(kind, GrepAnswer)
+    return answer(error=message)
 
 
 def regex_timeout(settings: Any) -> float:
@@ -74,6 +86,23 @@ def regex_timeout(settings: Any) -> float:
             f"search.regexTimeoutMs must be a positive number of milliseconds, got {value!r}"
         )
     return value / 1000
+
+
+def _folder(params: dict[str, Any], cwd: str, kind: str) -> str:
+    root = resolve_path(params.get("path") or ".", cwd)
+    if not os.path.exists(root):
+        raise SearchError(f"Path not found: {params.get('path')}")
+    if not os.path.isdir(root):
+        raise SearchError(f"Not a directory: {params.get('path')} ({kind} lists folders)")
+    return root
+
+
+def tree(params: dict[str, Any], cwd: str, stop: threading.Event | None = None) -> TreeAnswer:
+    from omp_tool_search.tree import tree as render
+
+    root = _folder(params, cwd, "tree")
+    depth = max(1, int(params.get("depth") or TREE_DEPTH))
+    return render(root, depth, max(1, int(params.get("limit") or TREE_LIMIT)), stop)
 
 
 def find(params: dict[str, Any], cwd: str, stop: threading.Event | None = None) -> FindAnswer:
@@ -141,6 +170,7 @@ def grep(
     cwd: str,
     stop: threading.Event | None = None,
     regex_timeout: float | None = None,
+    on_partial: OnPartial | None = None,
 ) -> GrepAnswer:
     if regex_timeout is None:
         regex_timeout = DEFAULT_REGEX_TIMEOUT_MS / 1000
@@ -148,7 +178,8 @@ def grep(
     if not os.path.exists(target):
         raise SearchError(f"Path not found: {params.get('path')}")
     regex = compile_pattern(params)
-    run = _GrepRun(params, regex, Matcher(regex, regex_timeout, stop))
+    partials = _Partials(on_partial) if on_partial is not None else None
+    run = _GrepRun(params, regex, Matcher(regex, regex_timeout, stop), partials)
     try:
         _grep(run, params, target, stop)
     except RegexTimeout:
@@ -167,6 +198,8 @@ def grep(
         pass
     finally:
         run.matcher.close()
+    if partials is not None:
+        partials.flush()
     return run.answer
 
 
@@ -189,6 +222,8 @@ def _grep(run: _GrepRun, params: dict[str, Any], target: str, stop: threading.Ev
                 continue
             if extensions is not None and not entry.name.lower().endswith(extensions):
                 continue
+            if run.partials is not None:
+                run.partials.tick()
             if run.search_file(entry.path, entry.rel, MAX_FILE_BYTES) or (
                 stop is not None and stop.is_set()
             ):
@@ -210,7 +245,9 @@ def type_names() -> str:
 
 
 TOO_LARGE = b"<too large>"
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0)
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+"""Without blocking: a named pipe reads as empty (or unreadable) instead of waiting for
+a writer forever."""
 
 
 def read_file(path: str, max_bytes: int) -> bytes | None:
@@ -238,11 +275,42 @@ def read_file(path: str, max_bytes: int) -> bytes | None:
     return TOO_LARGE if len(data) > max_bytes else data
 
 
+class _Partials:
+    """Hands a grep's results to ``on_partial``: the first at once, then what came in at
+    most PARTIAL_INTERVAL_S later (``tick`` is called between files)."""
+
+    def __init__(self, on_partial: OnPartial) -> None:
+        self.send = on_partial
+        self.pending: list[tuple[str, int, list[tuple[int, str, bool]]]] = []
+        self.due = 0.0
+
+    def add(self, path: str, count: int, lines: list[GrepLine]) -> None:
+        self.pending.append((path, count, [(x.line, x.text, x.match) for x in lines]))
+        self.tick()
+
+    def tick(self) -> None:
+        if self.pending and time.monotonic() >= self.due:
+            self.flush()
+            self.due = time.monotonic() + PARTIAL_INTERVAL_S
+
+    def flush(self) -> None:
+        if self.pending:
+            items, self.pending = self.pending, []
+            self.send(items)
+
+
 class _GrepRun:
     """One grep: state shared by the files it searches."""
 
-    def __init__(self, params: dict[str, Any], regex: re.Pattern[str], matcher: Matcher) -> None:
+    def __init__(
+        self,
+        params: dict[str, Any],
+        regex: re.Pattern[str],
+        matcher: Matcher,
+        partials: _Partials | None = None,
+    ) -> None:
         self.matcher = matcher
+        self.partials = partials
         self.mode = str(params.get("outputMode") or "content")
         self.context = max(0, int(params.get("context") or 0))
         self.limit = max(1, int(params.get("limit") or 100))
@@ -284,10 +352,15 @@ class _GrepRun:
                 answer.files.append(rel)
             else:
                 answer.counts.append((rel, count))
+            if self.partials is not None:
+                self.partials.add(rel, count, [])
             return False
         if hits:
             answer.files_matched += 1
+            before = len(answer.lines)
             self._add_lines(rel, text, hits)
+            if self.partials is not None:
+                self.partials.add(rel, len(hits), answer.lines[before:])
         return answer.truncated
 
     def _add_lines(self, rel: str, text: str | bytes, hits: list[tuple[int, int, int]]) -> None:

@@ -1,4 +1,6 @@
-"""The ``ls`` tool: one folder's entries, sorted, with kinds and sizes."""
+"""The ``ls`` tool: one folder's entries, sorted, with kinds and sizes; with ``depth``
+above 1, the workspace tree instead (``ctx.search("tree")``: the ignore-aware walk
+down to that depth, folders with how many files they hold)."""
 
 from __future__ import annotations
 
@@ -10,11 +12,19 @@ from omp.tools import Tool, ToolResult, resolve_path, tool_cwd
 from pydantic import BaseModel, Field
 
 LS_LIMIT = 500
+MAX_DEPTH = 10
 
 
 class LsParams(BaseModel):
     path: str | None = Field(default=None, description="Folder to list (default: cwd)")
     limit: int = Field(default=LS_LIMIT, ge=1, description="Most entries to list")
+    depth: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_DEPTH,
+        description="Levels to show; above 1: a tree (.gitignore/.ignore apply), each "
+        "folder with how many files it holds",
+    )
 
 
 def human_size(size: int) -> str:
@@ -63,6 +73,8 @@ class LsTool(Tool):
         folder = resolve_path(shown, tool_cwd(ctx))
         if not os.path.lexists(folder):
             return ToolResult.error(f"Path not found: {shown}")
+        if params.depth > 1 and os.path.isdir(folder):
+            return self._tree(params, signal, ctx)
         if not os.path.isdir(folder):
             line = describe(folder, os.path.basename(folder))[0]
             return ToolResult.text(line, {"path": folder, "entries": 1, "total": 1})
@@ -85,5 +97,27 @@ class LsTool(Tool):
             text += (
                 f"\n\n[showing {len(lines)} of {len(names)} entries; raise limit or "
                 "list a subfolder]"
+            )
+        return ToolResult.text(text, details)
+
+    async def _tree(self, params: Any, signal: Any, ctx: Any) -> ToolResult:
+        from omp_tool_search.answers import coerce_tree
+        from omp_tool_search.tools import _Aborted, run_search
+
+        query = {"path": params.path, "depth": params.depth, "limit": params.limit}
+        try:
+            answer = coerce_tree(await run_search(ctx, "tree", query, signal))
+        except _Aborted:
+            return ToolResult.error("ls aborted.")
+        if answer.error:
+            return ToolResult.error(answer.error)
+        details = {"path": answer.root, "entries": len(answer.lines), "total": answer.total}
+        if not answer.lines:
+            return ToolResult.text(f"{params.path or '.'} is an empty folder.", details)
+        text = "\n".join(answer.lines)
+        if answer.total > len(answer.lines):
+            text += (
+                f"\n\n[showing {len(answer.lines)} of {answer.total} entries; raise limit, "
+                "lower depth or list a subfolder]"
             )
         return ToolResult.text(text, details)

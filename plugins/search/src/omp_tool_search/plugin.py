@@ -1,10 +1,11 @@
 """Entry module of omp-tool-search: only the hooks, cheap to import (``omp --help`` loads it).
 
 ``omp_register_tools`` adds find, grep and ls. ``omp_search`` is the pure-Python search
-backend: ``trylast``, so any other backend (natives, tryfirst) that answers wins. It
-runs the search in a worker thread, with the regex time limit of the setting
-``search.regexTimeoutMs``; when the awaiting call is cancelled (the run was aborted)
-the walk is told to stop, and a regex worker process is killed.
+backend (grep, find and the tree ``ls`` shows with a depth): ``trylast``, so any other
+backend (natives, tryfirst) that answers wins. It runs the search in a worker thread,
+with the regex time limit of the setting ``search.regexTimeoutMs``; when the awaiting
+call is cancelled (the run was aborted) the walk is told to stop, and a regex worker
+process is killed.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def omp_register_tools(api: Any) -> list[Any]:
 
 @omp.hookimpl(trylast=True)
 async def omp_search(event: Any, ctx: Any) -> dict[str, Any] | None:
-    if event.kind not in ("grep", "find"):
+    if event.kind not in ("grep", "find", "tree"):
         return None
     import asyncio
     import threading
@@ -39,7 +40,13 @@ async def omp_search(event: Any, ctx: Any) -> dict[str, Any] | None:
     stop = threading.Event()
     try:
         answer = await asyncio.to_thread(
-            backend.search, event.kind, dict(event.params), event.cwd, stop, timeout
+            backend.search,
+            event.kind,
+            dict(event.params),
+            event.cwd,
+            stop,
+            timeout,
+            getattr(event, "on_partial", None),
         )
     except asyncio.CancelledError:
         stop.set()

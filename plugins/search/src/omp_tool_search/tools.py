@@ -24,12 +24,16 @@ class _Aborted(Exception):
     pass
 
 
-async def run_search(ctx: Any, kind: str, params: dict[str, Any], signal: Any) -> Any:
+async def run_search(
+    ctx: Any, kind: str, params: dict[str, Any], signal: Any, on_partial: Any = None
+) -> Any:
     """The backend's answer through ``ctx.search``; _Aborted if the signal fires first.
-    A ctx without ``search`` (a tool used outside a session) gets the built-in backend."""
+    A ctx without ``search`` (a tool used outside a session) gets the built-in backend.
+    ``on_partial``: see SearchEvent."""
     stop = threading.Event()
     if getattr(ctx, "search", None) is not None:
-        work = ctx.search(kind, **params)
+        extra = {"on_partial": on_partial} if on_partial is not None else {}
+        work = ctx.search(kind, **extra, **params)
     else:
         from omp_tool_search import backend
 
@@ -38,7 +42,9 @@ async def run_search(ctx: Any, kind: str, params: dict[str, Any], signal: Any) -
             timeout = backend.regex_timeout(settings) if kind == "grep" else None
         except backend.SearchError as exc:
             return backend.error_answer(kind, str(exc))
-        work = asyncio.to_thread(backend.search, kind, params, tool_cwd(ctx), stop, timeout)
+        work = asyncio.to_thread(
+            backend.search, kind, params, tool_cwd(ctx), stop, timeout, on_partial
+        )
     task = asyncio.ensure_future(work)
     waiter = asyncio.ensure_future(signal.wait()) if signal is not None else None
     try:
@@ -148,8 +154,19 @@ class GrepTool(Tool):
     parameters = GrepParams
 
     async def execute(self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any):
+        feed = None
+        if on_update is not None:
+            from omp_tool_search.partial import PartialGrep, partial_root
+
+            cwd = tool_cwd(ctx)
+            prefix = shown_root(partial_root(params.path, cwd), cwd)
+            grouped = params.context > 0
+            feed = PartialGrep(
+                on_update, params.outputMode, lambda a: format_grep(a, prefix, grouped)
+            ).feed
         try:
-            answer = coerce_grep(await run_search(ctx, "grep", params.model_dump(), signal))
+            raw = await run_search(ctx, "grep", params.model_dump(), signal, feed)
+            answer = coerce_grep(raw)
         except _Aborted:
             return ToolResult.error("grep aborted.")
         if answer.error:
