@@ -34,6 +34,7 @@ class EditorClient:
         self.buffers: dict[str, str] = {}
         self.reads: list[str] = []
         self.writes: list[tuple[str, str]] = []
+        self.terminals: dict[str, EditorTerminal] = {}
 
     def of(self, session_id: str, kind: str | None = None) -> list[Any]:
         return [
@@ -73,8 +74,98 @@ class EditorClient:
         self.buffers[path] = content
         return schema.WriteTextFileResponse()
 
+    async def create_terminal(
+        self,
+        command: str,
+        session_id: str,
+        args: list[str] | None = None,
+        cwd: str | None = None,
+        output_byte_limit: int | None = None,
+        **kwargs: Any,
+    ) -> schema.CreateTerminalResponse:
+        terminal_id = f"term-{len(self.terminals) + 1}"
+        self.terminals[terminal_id] = await EditorTerminal.start(
+            [command, *(args or [])], cwd, output_byte_limit
+        )
+        return schema.CreateTerminalResponse(terminal_id=terminal_id)
+
+    async def terminal_output(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        terminal = self.terminals[terminal_id]
+        return schema.TerminalOutputResponse(
+            output=terminal.output.decode(errors="replace"),
+            truncated=terminal.truncated,
+            exit_status=terminal.exit_status(),
+        )
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        status = await self.terminals[terminal_id].wait()
+        return schema.WaitForTerminalExitResponse(exit_code=status.exit_code, signal=status.signal)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        self.terminals[terminal_id].kill()
+        return schema.KillTerminalResponse()
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **kwargs: Any) -> Any:
+        terminal = self.terminals[terminal_id]
+        terminal.kill()
+        terminal.released = True
+        return schema.ReleaseTerminalResponse()
+
     def on_connect(self, conn: Any) -> None:
         pass
+
+
+class EditorTerminal:
+    """A command the editor runs for the agent, as Zed's terminals do: output kept up to
+    a byte limit (oldest dropped), exit status once it ended."""
+
+    def __init__(self, process: asyncio.subprocess.Process, limit: int | None) -> None:
+        self.process = process
+        self.limit = limit
+        self.output = b""
+        self.truncated = False
+        self.killed = False
+        self.released = False
+        self._reader = asyncio.ensure_future(self._read())
+
+    @classmethod
+    async def start(cls, argv: list[str], cwd: str | None, limit: int | None) -> EditorTerminal:
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        return cls(process, limit)
+
+    async def _read(self) -> None:
+        assert self.process.stdout is not None
+        while chunk := await self.process.stdout.read(4096):
+            self.output += chunk
+            if self.limit is not None and len(self.output) > self.limit:
+                self.output = self.output[-self.limit :]
+                self.truncated = True
+
+    async def wait(self) -> schema.TerminalExitStatus:
+        await self.process.wait()
+        await self._reader
+        status = self.exit_status()
+        assert status is not None
+        return status
+
+    def exit_status(self) -> schema.TerminalExitStatus | None:
+        code = self.process.returncode
+        if code is None:
+            return None
+        if code < 0:
+            return schema.TerminalExitStatus(signal=f"signal {-code}")
+        return schema.TerminalExitStatus(exit_code=code)
+
+    def kill(self) -> None:
+        if self.process.returncode is None:
+            self.killed = True
+            self.process.kill()
 
 
 class AcpRig:
@@ -107,6 +198,7 @@ class AcpRig:
         self,
         *args: str,
         fs: bool = False,
+        terminal: bool = False,
         client: EditorClient | None = None,
         entry: tuple[str, ...] = ("acp",),
     ):
@@ -123,7 +215,8 @@ class AcpRig:
             transport_kwargs={"stderr": None},
         ) as (conn, process):
             caps = schema.ClientCapabilities(
-                fs=schema.FileSystemCapabilities(read_text_file=fs, write_text_file=fs)
+                fs=schema.FileSystemCapabilities(read_text_file=fs, write_text_file=fs),
+                terminal=terminal,
             )
             client.init = await asyncio.wait_for(
                 conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps), 30
