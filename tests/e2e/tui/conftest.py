@@ -40,9 +40,18 @@ class Terminal:
             raise AssertionError(f"tmux {' '.join(args)} failed: {proc.stderr}")
         return proc.stdout
 
-    def start(self, *args: Any, shell_suffix: str = "", cwd: Path | None = None) -> Terminal:
-        """Run ``omp *args`` in the pane; when it ends the pane shows ``[exit N]``."""
-        command = " ".join(shlex.quote(str(a)) for a in [*self.omp_cli.command, *args])
+    def start(
+        self,
+        *args: Any,
+        shell_suffix: str = "",
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> Terminal:
+        """Run ``omp *args`` in the pane (``env`` added to the fixture's environment);
+        when it ends the pane shows ``[exit N]``."""
+        words = [*(["env", *(f"{k}={v}" for k, v in env.items())] if env else [])]
+        words += [*self.omp_cli.command, *args]
+        command = " ".join(shlex.quote(str(a)) for a in words)
         line = f'{command}{shell_suffix}; echo "[exit $?]"; sleep 600'
         self.tmux(
             "new-session",
@@ -69,6 +78,15 @@ class Terminal:
     def visible(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "omp")
 
+    def colours(self) -> str:
+        """The pane with its escape codes (``capture-pane -e``)."""
+        return self.tmux("capture-pane", "-p", "-e", "-J", "-S", "-200", "-t", "omp")
+
+    def paste(self, text: str) -> None:
+        """Paste ``text`` as a terminal does (bracketed when the program asked for it)."""
+        self.tmux("set-buffer", "-b", "paste", text)
+        self.tmux("paste-buffer", "-p", "-d", "-b", "paste", "-t", "omp")
+
     def send(self, *keys: str) -> None:
         self.tmux("send-keys", "-t", "omp", *keys)
 
@@ -92,10 +110,10 @@ class Terminal:
                 raise AssertionError(f"the terminal never showed {wanted!r}; it shows:\n{screen}")
             time.sleep(0.05)
 
-    def ready(self) -> str:
-        """Wait for the editor's prompt with the footer drawn under it."""
+    def ready(self, footer: str = "scripted/") -> str:
+        """Wait for the editor's prompt with the footer (showing ``footer``) under it."""
         return self.wait_for(
-            lambda s: ">" in [line.rstrip() for line in s.splitlines()] and "scripted/" in s, 15
+            lambda s: ">" in [line.rstrip() for line in s.splitlines()] and footer in s, 15
         )
 
     def close(self) -> None:

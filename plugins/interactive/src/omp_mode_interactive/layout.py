@@ -18,6 +18,13 @@ STYLE = {
     "completion-menu.meta.completion": "bg:#262626 #8a8a8a",
     "completion-menu.meta.completion.current": "bg:#5f87af #ffffff",
 }
+NO_COLOR_STYLE = {
+    "dialog.selected": "reverse",
+    "completion-menu": "noreverse",
+    "completion-menu.completion.current": "reverse",
+    "completion-menu.meta.completion.current": "reverse",
+}
+"""NO_COLOR: no colours and no bold; the current choice is shown in reverse video."""
 EDITOR_MAX_LINES = 12
 
 
@@ -120,7 +127,7 @@ def build_application(app: Any, key_bindings: Any) -> Any:
     application = Application(
         layout=Layout(body, focused_element=editor),
         key_bindings=key_bindings,
-        style=Style.from_dict(STYLE),
+        style=Style.from_dict(STYLE if app.theme.colored else NO_COLOR_STYLE),
         full_screen=False,
         erase_when_done=True,
         mouse_support=False,
