@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import re
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -63,10 +63,13 @@ class Request:
 
 
 class HttpProvider(Provider):
-    def __init__(self, config: ProviderConfig, wire: WireApi, agent_dir: Path) -> None:
+    def __init__(
+        self, config: ProviderConfig, wire: WireApi | Callable[[], WireApi], agent_dir: Path
+    ) -> None:
         super().__init__(config.models)
         self.name, self.api, self.priority = config.name, config.api, config.priority
-        self.config, self.wire, self.agent_dir = config, wire, agent_dir
+        self.config, self.agent_dir = config, agent_dir
+        self._wire = wire
         self.configured_in = config.configured_in
         self.cli_api_key: str | None = None
         """--api-key, when it was given for this provider's model."""
@@ -75,6 +78,15 @@ class HttpProvider(Provider):
         """Why the provider rejected its key; the key is not sent again."""
         self.wire_cache = WireCache()
         """The conversations converted so far, so each message is converted once."""
+
+    @property
+    def wire(self) -> WireApi:
+        """The API's wire code; given as a loader, loaded on first use (a run registers
+        every API's providers and talks to one)."""
+        wire = self._wire
+        if not hasattr(wire, "attempt"):
+            wire = self._wire = wire()  # type: ignore[operator]
+        return wire  # type: ignore[return-value]
 
     def needs_key(self) -> bool:
         return not self.config.local and bool(self.config.api_key or self.config.key_env)
@@ -213,9 +225,12 @@ def raise_for_error_event(data: dict[str, Any], secrets: list[str | None]) -> No
     raise ProviderError(str(error))
 
 
-def providers_for(api: str, wire: WireApi, agent_dir: Path) -> list[HttpProvider]:
+def providers_for(
+    api: str, wire: WireApi | Callable[[], WireApi], agent_dir: Path
+) -> list[HttpProvider]:
     """What an API plugin registers: every configured provider (catalogue and the
-    user's models file) whose api it implements."""
+    user's models file) whose api it implements. ``wire`` may be a function returning
+    the WireApi, called on the first request (the plugin's wire code loads then)."""
     from omp.llm.config import load_providers
 
     return [HttpProvider(c, wire, agent_dir) for c in load_providers(agent_dir) if c.api == api]

@@ -1,5 +1,5 @@
 """Hook implementation of the Gemini provider. Cheap to import: httpx and the wire
-format load only when providers are registered."""
+format load on the first request to one of its providers."""
 
 from __future__ import annotations
 
@@ -10,6 +10,11 @@ import omp
 def omp_register_providers(api):
     from omp.llm.provider import providers_for
 
+    return providers_for("google-generative-ai", _wire, api.agent_dir)
+
+
+def _wire():
+    """The wire code (and httpx), loaded on the first request to one of the providers."""
     from omp_provider_google.wire import WIRE
 
-    return providers_for(WIRE.api, WIRE, api.agent_dir)
+    return WIRE

@@ -1,5 +1,5 @@
 """Hook implementations. Cheap to import (``omp --help`` loads this module): httpx and
-the wire format load only when providers are registered."""
+the wire format load on the first request to one of its providers."""
 
 from __future__ import annotations
 
@@ -10,6 +10,11 @@ import omp
 def omp_register_providers(api):
     from omp.llm.provider import providers_for
 
+    return providers_for("openai-completions", _wire, api.agent_dir)
+
+
+def _wire():
+    """The wire code (and httpx), loaded on the first request to one of the providers."""
     from omp_provider_openai_completions.wire import WIRE
 
-    return providers_for(WIRE.api, WIRE, api.agent_dir)
+    return WIRE

@@ -1,5 +1,5 @@
 """Hook implementations of the OpenAI Responses provider. Cheap to import: httpx, pydantic
-and the wire code load only when providers are registered."""
+and the wire code load on the first request to one of its providers."""
 
 from __future__ import annotations
 
@@ -10,6 +10,11 @@ import omp
 def omp_register_providers(api):
     from omp.llm.provider import providers_for
 
+    return providers_for("openai-responses", _wire, api.agent_dir)
+
+
+def _wire():
+    """The wire code (and httpx), loaded on the first request to one of the providers."""
     from omp_provider_openai_responses.wire import WIRE
 
-    return providers_for(WIRE.api, WIRE, api.agent_dir)
+    return WIRE
