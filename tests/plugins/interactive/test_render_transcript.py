@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 
 from omp.contrib import Renderer
-from omp.events import MessageEndEvent
+from omp.events import MessageEndEvent, ToolExecutionUpdateEvent
 from omp.messages import CustomMessage
 from omp_mode_interactive.render import Theme
+from omp_mode_interactive.render.tools import result_text
 from omp_mode_interactive.render.width import strip_ansi
 from render_screen import Screen, answer_events
 
@@ -292,3 +293,40 @@ def test_warm_up_loads_the_renderers_before_the_first_answer():
     screen = Screen()
     screen.transcript.warm_up()
     assert screen.chunks == [] and screen.transcript.live() == ""
+
+
+def test_a_tool_renderer_draws_the_running_tool_from_its_updates(recorded):
+    def progress(event, options):
+        if options.get("partial"):
+            output = result_text(event.partial_result) if event.type.endswith("update") else ""
+            return [f"RUNNING {event.tool_name}: {len(output.splitlines())} lines so far"]
+        return [f"DONE {event.tool_name}"]
+
+    recording = recorded(
+        [{"tool_calls": [{"name": "bash", "arguments": {"command": "echo a"}}]}, {"text": "ok"}]
+    )
+    start = next(e for e in recording.events if e.type == "tool_execution_start")
+    screen = Screen(renderers={("tool", "bash"): Renderer("tool", "bash", progress)})
+    screen.play([start])
+    assert "RUNNING bash: 0 lines so far" in strip_ansi(screen.lives[-1])
+    partial = {"content": [{"type": "text", "text": "a\nb\nc\n"}]}
+    update = ToolExecutionUpdateEvent(
+        tool_call_id=start.tool_call_id, tool_name="bash", partial_result=partial
+    )
+    screen.play([update])
+    assert "RUNNING bash: 3 lines so far" in strip_ansi(screen.lives[-1])
+    screen.play(recording.events[recording.events.index(start) + 1 :])
+    assert "DONE bash" in screen.text and "RUNNING" not in screen.text
+
+
+def test_a_renderer_for_finished_tools_only_leaves_the_default_running_view(recorded):
+    def finished_only(event, options):
+        return [f"DONE {event.tool_name} {result_text(event.result).strip()}"]
+
+    recording = recorded(
+        [{"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}}]}, {"text": "ok"}]
+    )
+    screen = Screen(renderers={("tool", "bash"): Renderer("tool", "bash", finished_only)})
+    screen.play(recording.events)
+    assert any("● bash $ echo hi" in strip_ansi(live) for live in screen.lives)
+    assert "DONE bash hi" in screen.text

@@ -39,6 +39,8 @@ class _Running:
     args: dict[str, Any]
     started: float = field(default_factory=time.monotonic)
     output: str = ""
+    event: Any = None
+    """The latest start or update event, which a plugin's tool renderer draws."""
 
 
 class Transcript:
@@ -150,13 +152,16 @@ class Transcript:
         self._changed()
 
     def _on_tool_execution_start(self, event: Any) -> None:
-        self._running[event.tool_call_id] = _Running(event.tool_name, dict(event.args or {}))
+        self._running[event.tool_call_id] = _Running(
+            event.tool_name, dict(event.args or {}), event=event
+        )
         self._changed()
 
     def _on_tool_execution_update(self, event: Any) -> None:
         running = self._running.get(event.tool_call_id)
         if running is not None and event.partial_result is not None:
             running.output = result_text(event.partial_result)
+            running.event = event
             self._changed()
 
     def _on_tool_execution_end(self, event: Any) -> None:
@@ -359,6 +364,18 @@ class Transcript:
     def _changed(self) -> None:
         self.version += 1
 
+    def _running_lines(self, running: _Running) -> list[str]:
+        """A running tool: its plugin renderer's lines (called with the latest event and
+        ``partial`` in the options) when it draws one, else the call and its output."""
+        renderer = self.renderers.get(("tool", running.name))
+        if renderer is not None and running.event is not None:
+            options = {**self._options(), "partial": True}
+            drawn = entries.call_renderer(renderer, running.event, options, self.width)
+            if drawn is not None:
+                return drawn[-(LIVE_OUTPUT_LINES + 1) :]
+        lines = [call_line(running.name, running.args, self.theme, self.width, "tool_running")]
+        return lines + live_output_lines(running.output, self.theme, self.width, LIVE_OUTPUT_LINES)
+
     def live(self) -> str:
         """ANSI of what is still changing; empty when nothing is."""
         if self._live[0] == self.version:
@@ -373,10 +390,7 @@ class Transcript:
                 call_line(block.name, block.arguments, self.theme, self.width, "tool_running")
             )
         for running in self._running.values():
-            lines.append(
-                call_line(running.name, running.args, self.theme, self.width, "tool_running")
-            )
-            lines += live_output_lines(running.output, self.theme, self.width, LIVE_OUTPUT_LINES)
+            lines += self._running_lines(running)
         lines += [
             self.theme.paint(truncate(s, self.width), "warning") for s in self._status.values()
         ]
