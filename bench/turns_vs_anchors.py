@@ -311,7 +311,7 @@ def _bench(args: argparse.Namespace, sizes: list[int], scratch: Path) -> int:
     return report(args, sizes, results)
 
 
-WINDOWS = ((1, 50), (51, 200), (451, 500), (951, 1000))
+WINDOWS = ((1, 50), (51, 100), (101, 200), (201, 300), (451, 500), (701, 750), (951, 1000))
 
 
 def _median(values: list[float]) -> float | None:
