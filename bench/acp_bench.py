@@ -70,9 +70,10 @@ async def one_run(root: Path, turns: int) -> dict[str, Any]:
     spawned = time.perf_counter()
     async with spawn_agent_process(
         client, omp, "acp", "--script", str(script), env=env, cwd=work
-    ) as (conn, _process):
+    ) as (conn, process):
         await conn.initialize(protocol_version=PROTOCOL_VERSION)
         initialized = time.perf_counter() - spawned
+        initialize_cpu = cpu_seconds(process.pid)
         start = time.perf_counter()
         sid = (await conn.new_session(cwd=str(work), mcp_servers=[])).session_id
         new_session = time.perf_counter() - start
@@ -85,11 +86,22 @@ async def one_run(root: Path, turns: int) -> dict[str, Any]:
             times.append(time.perf_counter() - start)
     return {
         "initialize": initialized,
+        "initialize_cpu": initialize_cpu,
         "new_session": new_session,
         "first_turn": times[0],  # the first request, tool call and updates of the process
         "turns": times[1:],
         "updates": client.updates,
     }
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) a process has used so far, from /proc: on a busy
+    machine wall times grow with the load, this does not much."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def plain_sdk_import(runs: int) -> list[float]:
@@ -120,6 +132,7 @@ def main() -> int:
             runs.append(asyncio.run(one_run(Path(tmp) / f"run-{index}", args.turns)))
     report = {
         "spawn_to_initialize_s": [r["initialize"] for r in runs],
+        "cpu_to_initialize_s": [r["initialize_cpu"] for r in runs if r["initialize_cpu"]],
         "plain_sdk_import_s": plain_sdk_import(args.runs),
         "session_new_s": [r["new_session"] for r in runs],
         "first_turn_s": [r["first_turn"] for r in runs],
@@ -130,6 +143,8 @@ def main() -> int:
         return 0
     print(f"omp acp, {args.runs} spawns, {args.turns} timed turns each (read tool + answer):")
     print(f"  spawn -> initialize answered   {_fmt(report['spawn_to_initialize_s'])}")
+    if report["cpu_to_initialize_s"]:
+        print(f"    CPU time used by then        {_fmt(report['cpu_to_initialize_s'])}")
     print(f"  (python -c 'import acp' alone  {_fmt(report['plain_sdk_import_s'])})")
     print(f"  session/new                    {_fmt(report['session_new_s'])}")
     print(f"  first session/prompt           {_fmt(report['first_turn_s'])}")

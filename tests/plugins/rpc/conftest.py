@@ -59,6 +59,23 @@ SCRIPT = [
         "tool_calls": [{"name": "echo_host", "arguments": {"text": "ping"}}],
         "repeat": True,
     },
+    {"after_tool": "todo_write", "text": "planned", "repeat": True},
+    {
+        "when": "TODOS",
+        "tool_calls": [
+            {
+                "name": "todo_write",
+                "arguments": {
+                    "todos": [
+                        {"content": "Read the code", "status": "completed"},
+                        {"content": "Fix the bug", "status": "in_progress"},
+                        {"content": "Run the tests", "status": "pending"},
+                    ]
+                },
+            }
+        ],
+        "repeat": True,
+    },
     {"when": "DELAY", "text": "late reply", "delay": 1.5, "repeat": True},
     {"when": "LONG", "text": "word " * 4000, "repeat": True},
     {"text": "Hello from the script", "repeat": True},
