@@ -146,3 +146,24 @@ def test_the_light_theme_setting_paints_dark_text_on_light(terminal, omp_cli):
     user_line = next(line for line in colours.splitlines() if "lights on" in line)
     assert "38;5;232" in user_line and "48;5;254" in user_line  # light theme's user message
     assert "48;5;237" not in colours  # the dark theme's
+
+
+def test_a_tool_approval_shows_the_call_and_a_no_denies_it(terminal, omp_cli):
+    assert omp_cli("config", "set", "tools.approval.bash", "prompt").returncode == 0
+    script = omp_cli.script(
+        [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "rm -rf build/cache"}}]},
+            {"repeat": True, "text": "understood"},
+        ]
+    )
+    terminal.start("--script", script).ready()
+    terminal.type("clean up")
+    terminal.send("Enter")
+    screen = terminal.wait_for("Allow bash?")
+    assert "rm -rf build/cache" in screen.split("Allow bash?")[1]
+    assert "y yes · n no" in screen
+    terminal.send("n")
+    screen = terminal.wait_for("understood")
+    after = screen.split("clean up")[-1]
+    assert "rm -rf build/cache" in after and "the user declined" in " ".join(after.split())
+    assert "Allow bash?" not in after.split("understood")[-1]

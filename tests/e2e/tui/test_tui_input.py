@@ -185,3 +185,24 @@ def test_copy_puts_the_last_answer_on_the_terminal_clipboard(terminal, omp_cli):
     terminal.send("Enter")
     terminal.wait_for("copied the last answer (18 characters, terminal clipboard)")
     assert terminal.tmux("show-buffer") == "copy me, all of me"
+
+
+def test_enter_while_the_agent_works_steers_and_the_message_shows_until_delivered(
+    terminal, omp_cli
+):
+    script = omp_cli.script(
+        [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 1.5"}}]},
+            {"choose": [answer("steered answer", when="look at tests"), answer("unsteered")]},
+        ]
+    )
+    terminal.start("--script", script).ready()
+    terminal.type("work on it")
+    terminal.send("Enter")
+    terminal.wait_for("sleep 1.5")
+    terminal.type("look at tests")
+    terminal.send("Enter")
+    terminal.wait_for("↳ steer: look at tests", whole=False)
+    screen = terminal.wait_for("steered answer")
+    assert screen.index("sleep 1.5") < screen.index("look at tests") < screen.index("steered")
+    terminal.wait_for(lambda s: "↳ steer" not in s, whole=False)
