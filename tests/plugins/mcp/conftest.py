@@ -3,30 +3,12 @@ SDK, over stdio or streamable HTTP on loopback) configured in the harness's agen
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 
 import pytest
-from mcp_helpers import DEMO
-
-
-def wait_for_port(port: int, seconds: float = 20) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from mcp_helpers import DEMO, free_port, wait_for_port
 
 
 @pytest.fixture

@@ -10,16 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import wait_for_port
-from mcp_helpers import DEMO, run_omp
+from mcp_helpers import DEMO, free_port, run_omp, wait_for_port
 
 VISIT = "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=30).read()"
 
 
 @pytest.fixture
 def oauth_server() -> Iterator[str]:
-    from conftest import free_port
-
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, str(DEMO.with_name("oauth_server.py")), str(port)],
