@@ -24,8 +24,9 @@ pub struct Hit {
     pub lines: Vec<(usize, String, bool)>,
 }
 
-/// Receives each file's hit; `None` when nobody listens (nothing is copied then).
-pub type OnHit<'a> = Option<&'a (dyn Fn(Hit) + Sync)>;
+/// Called once per file searched with what it added (`None`: nothing, which lets a
+/// listener keep time between hits); `None` when nobody listens (nothing is copied).
+pub type OnHit<'a> = Option<&'a (dyn Fn(Option<Hit>) + Sync)>;
 
 /// Searches the wanted files under `root`: one thread walks in the pure-Python walker's
 /// order, several search, and this thread takes their outcomes in walk order, so the
@@ -85,9 +86,7 @@ pub fn search_tree(query: &Query, root: &Path, cancel: &AtomicBool, on_hit: OnHi
                     stop.store(true, Ordering::Relaxed);
                 }
                 if let Some(on_hit) = on_hit {
-                    if let Some(hit) = assembler.added_since(before) {
-                        on_hit(hit);
-                    }
+                    on_hit(assembler.added_since(before));
                 }
             }
         }
@@ -111,15 +110,15 @@ pub fn search_all(query: &Query, root: &Path, cancel: &AtomicBool, on_hit: OnHit
             return true;
         }
         let outcome = search_file(query, path, MAX_FILE_BYTES);
-        if let (Some(on_hit), Outcome::Text { hits, count, .. }) = (on_hit, &outcome) {
-            if *count > 0 {
-                let lines = hits.iter().map(|(n, t)| (*n, t.clone(), true)).collect();
-                on_hit(Hit {
+        if let Some(on_hit) = on_hit {
+            on_hit(match &outcome {
+                Outcome::Text { hits, count, .. } if *count > 0 => Some(Hit {
                     path: rel,
                     count: *count,
-                    lines,
-                });
-            }
+                    lines: hits.iter().map(|(n, t)| (*n, t.clone(), true)).collect(),
+                }),
+                _ => None,
+            });
         }
         found.lock().unwrap().push((entry.rel, outcome));
         true
@@ -340,7 +339,7 @@ mod tests {
         let root = tree("hits");
         let never = AtomicBool::new(false);
         let seen = Mutex::new(Vec::new());
-        let on_hit = |hit: Hit| seen.lock().unwrap().push(hit);
+        let on_hit = |hit: Option<Hit>| seen.lock().unwrap().extend(hit);
         let answer = search_tree(&query(10, Mode::Content), &root, &never, Some(&on_hit));
         let streamed: Vec<(String, usize)> = seen
             .into_inner()

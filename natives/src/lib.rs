@@ -12,8 +12,7 @@ pub mod walk;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pyo3::exceptions::PyValueError;
@@ -22,7 +21,10 @@ use pyo3::types::{PyDict, PyList};
 
 use crate::grep::{Mode, Query};
 
-/// How long matches after the first may wait before they are handed to `on_batch`.
+/// When the first matches are handed to `on_batch`: a search over before then sends
+/// none (its answer follows at once), a longer one sends what it has found.
+const FIRST_BATCH_AFTER: Duration = Duration::from_millis(10);
+/// How long later matches may wait before they are handed to `on_batch`.
 const BATCH_INTERVAL: Duration = Duration::from_millis(20);
 const BATCH_SIZE: usize = 256;
 
@@ -102,8 +104,9 @@ fn run_grep(
 /// Rust/RE2 syntax (the plugin translates Python's); `glob_path`: the glob matches the
 /// relative path rather than the name. Raises ValueError for a regex it cannot run.
 /// `on_batch(list[tuple[str, int, list[tuple[int, str, bool]]]])` receives, as the
-/// search goes, what files add to the answer: (path, matching lines, lines); the first
-/// at once, then at most every 20 ms. `line_type(path, line, text, match)` makes each
+/// search goes, what files add to the answer: (path, matching lines, lines); what was
+/// found in the first 10 ms, then at most every 20 ms (a hit after a quiet spell at
+/// once); what is found in the last moments comes with the answer only. `line_type(path, line, text, match)` makes each
 /// line of the answer (default: a dict).
 #[pyfunction]
 #[pyo3(name = "grep", signature = (target, pattern, mode="content", limit=100, context=0, glob=None,
@@ -173,11 +176,36 @@ fn grep_start(
     Ok(())
 }
 
-type Batch = Vec<grep_tree::Hit>;
+/// Gathers hits and hands them to Python: what was found by `FIRST_BATCH_AFTER`, then
+/// whatever came in at most `BATCH_INTERVAL` later (or `BATCH_SIZE` hits), checked as
+/// each file is done, on the searching thread (no thread of its own). Hits still
+/// waiting when the search ends are not sent: the answer, which holds them, is next.
+struct Batcher<'a> {
+    callback: &'a Py<PyAny>,
+    state: Mutex<(Vec<grep_tree::Hit>, Instant)>,
+}
 
-/// The walk and search on a helper thread while this one hands batches to Python: the
-/// first hit as soon as it is found, then whatever came in at most `BATCH_INTERVAL`
-/// later (or `BATCH_SIZE` hits, whichever is first).
+impl Batcher<'_> {
+    fn take(&self, hit: Option<grep_tree::Hit>) {
+        let mut state = self.state.lock().unwrap();
+        let (batch, due) = &mut *state;
+        batch.extend(hit);
+        if batch.is_empty() || (Instant::now() < *due && batch.len() < BATCH_SIZE) {
+            return;
+        }
+        let items: Vec<_> = std::mem::take(batch)
+            .into_iter()
+            .map(|hit| (hit.path, hit.count, hit.lines))
+            .collect();
+        Python::try_attach(|py| {
+            if let Err(err) = self.callback.call1(py, (items,)) {
+                err.write_unraisable(py, None);
+            }
+        });
+        *due = Instant::now() + BATCH_INTERVAL;
+    }
+}
+
 fn stream(
     query: &Query,
     root: &Path,
@@ -192,61 +220,11 @@ fn stream(
     let Some(callback) = on_batch else {
         return search(query, root, flag, None);
     };
-    let (send, receive) = mpsc::channel::<grep_tree::Hit>();
-    std::thread::scope(|scope| {
-        let worker = scope.spawn(move || {
-            let send = std::sync::Mutex::new(send);
-            let on_hit = |hit| {
-                let _ = send.lock().unwrap().send(hit);
-            };
-            search(query, root, flag, Some(&on_hit))
-        });
-        let mut batch: Batch = Vec::new();
-        let mut due = Instant::now();
-        loop {
-            let wait = due.saturating_duration_since(Instant::now());
-            match receive.recv_timeout(wait) {
-                Ok(hit) => {
-                    batch.push(hit);
-                    if batch.len() < BATCH_SIZE && Instant::now() < due {
-                        continue;
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if batch.is_empty() {
-                        // Nothing yet: the next hit goes out as soon as it comes.
-                        match receive.recv() {
-                            Ok(hit) => batch.push(hit),
-                            Err(_) => break,
-                        }
-                        due = Instant::now();
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => break,
-            }
-            if Instant::now() >= due || batch.len() >= BATCH_SIZE {
-                deliver(&callback, &mut batch);
-                due = Instant::now() + BATCH_INTERVAL;
-            }
-        }
-        deliver(&callback, &mut batch);
-        worker.join().unwrap_or_default()
-    })
-}
-
-fn deliver(callback: &Py<PyAny>, batch: &mut Batch) {
-    if batch.is_empty() {
-        return;
-    }
-    let items: Vec<_> = std::mem::take(batch)
-        .into_iter()
-        .map(|hit| (hit.path, hit.count, hit.lines))
-        .collect();
-    Python::try_attach(|py| {
-        if let Err(err) = callback.call1(py, (items,)) {
-            err.write_unraisable(py, None);
-        }
-    });
+    let batcher = Batcher {
+        callback: &callback,
+        state: Mutex::new((Vec::new(), Instant::now() + FIRST_BATCH_AFTER)),
+    };
+    search(query, root, flag, Some(&|hit| batcher.take(hit)))
 }
 
 fn answer_dict<'py>(

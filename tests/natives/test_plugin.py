@@ -104,16 +104,28 @@ def test_an_aborted_hook_call_cancels_the_native_walk(tmp_path: Path, monkeypatc
 
 
 def test_matches_reach_python_in_batches_before_the_search_ends(tmp_path: Path) -> None:
-    small_tree(tmp_path, files=200)
-    batches = []
-    answer = native.grep(str(tmp_path), "needle", "files", 1000, on_batch=batches.append)
-    streamed = [path for batch in batches for path, _count, _lines in batch]
-    assert streamed == answer["files"] and len(streamed) == 200  # in walk order
-    assert len(batches[0]) == 1  # the first match goes out alone, at once
-    batches.clear()
-    answer = native.grep(str(tmp_path), "needle", "content", 50, context=1, on_batch=batches.append)
-    streamed = [(p, n, t, m) for batch in batches for p, _c, lines in batch for n, t, m in lines]
-    assert streamed == [(x["path"], x["line"], x["text"], x["match"]) for x in answer["lines"]]
+    small_tree(tmp_path, files=3000)
+    for mode in ("files", "content"):
+        full = native.grep(str(tmp_path), "needle", mode, 5000)
+        token = native.CancelToken()
+        batches = []
+
+        def first_batch_stops_it(batch, batches=batches, token=token) -> None:
+            batches.append(batch)
+            token.cancel()
+
+        cut = native.grep(
+            str(tmp_path), "needle", mode, 5000, cancel=token, on_batch=first_batch_stops_it
+        )
+        assert batches, "no batch before the search ended"
+        assert cut["files_searched"] < full["files_searched"] == 3000
+        if mode == "files":
+            streamed = [path for batch in batches for path, _count, _lines in batch]
+            assert streamed == full["files"][: len(streamed)]  # in walk order
+        else:
+            streamed = [(p, n, t) for b in batches for p, _c, lines in b for n, t, _m in lines]
+            expected = [(x["path"], x["line"], x["text"]) for x in full["lines"]]
+            assert streamed == expected[: len(streamed)]
 
 
 def test_a_background_grep_calls_back_when_done(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-FILES = 4_000
+FILES = 6_000
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,9 @@ file takes longer than ``regex_timeout`` seconds (setting ``search.regexTimeoutM
 which makes the grep an error the model can act on. A regex's longest required
 literal (or a literal pattern) is first looked for in the raw bytes, so most files are
 never matched at all. ``stop`` (a threading.Event) ends the walk and kills the worker.
-``on_partial`` receives a grep's results as files are searched (``answers``), the first
-at once and then at most every PARTIAL_INTERVAL_S.
+``on_partial`` receives a grep's results as files are searched (``answers``): what was
+found by PARTIAL_FIRST_S, then at most every PARTIAL_INTERVAL_S (a search over sooner
+sends none: its answer follows at once).
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ MAX_EXPLICIT_FILE_BYTES = 64 * 1024 * 1024
 BINARY_SNIFF_BYTES = 8 * 1024
 DEFAULT_REGEX_TIMEOUT_MS = 5000
 """Longest Python's regex engine may spend on one file (setting ``search.regexTimeoutMs``)."""
-PARTIAL_INTERVAL_S = 0.02
+PARTIAL_FIRST_S, PARTIAL_INTERVAL_S = 0.01, 0.02
 TREE_DEPTH, TREE_LIMIT = 3, 500
 
 OnPartial = Callable[[list[tuple[str, int, list[tuple[int, str, bool]]]]], Any]
@@ -198,8 +199,6 @@ def grep(
         pass
     finally:
         run.matcher.close()
-    if partials is not None:
-        partials.flush()
     return run.answer
 
 
@@ -276,13 +275,14 @@ def read_file(path: str, max_bytes: int) -> bytes | None:
 
 
 class _Partials:
-    """Hands a grep's results to ``on_partial``: the first at once, then what came in at
-    most PARTIAL_INTERVAL_S later (``tick`` is called between files)."""
+    """Hands a grep's results to ``on_partial``: what was found by PARTIAL_FIRST_S, then
+    at most every PARTIAL_INTERVAL_S (``tick`` is called between files); what is still
+    pending at the end is left to the answer."""
 
     def __init__(self, on_partial: OnPartial) -> None:
         self.send = on_partial
         self.pending: list[tuple[str, int, list[tuple[int, str, bool]]]] = []
-        self.due = 0.0
+        self.due = time.monotonic() + PARTIAL_FIRST_S
 
     def add(self, path: str, count: int, lines: list[GrepLine]) -> None:
         self.pending.append((path, count, [(x.line, x.text, x.match) for x in lines]))
