@@ -202,10 +202,12 @@ def main(argv: list[str] | None = None) -> int:
         trips = sorted(round_trips(client, args.calls))
         frames, seconds = stream_rate(client)
         client.close()
-        ready, ready_cpu = time_to_ready(ours, env, cwd, args.spawns)
-        printed = whole_runs(
-            [*our_omp(), "-p", "--script", str(script), "hi"], env, cwd, args.spawns
-        )
+        ready, ready_cpu, printed = [], [], []
+        for _ in range(args.spawns):  # interleaved: both see the same load
+            wall, cpu = time_to_ready(ours, env, cwd, 1)
+            ready += wall
+            ready_cpu += cpu
+            printed += whole_runs([*our_omp(), "-p", "--script", str(script), "hi"], env, cwd, 1)
         anchor = ts_omp(Path(args.anchors).expanduser(), root / "ts")
         ts_ready, ts_cpu = (
             time_to_ready(anchor[0], anchor[1], cwd, args.spawns) if anchor else (None, None)
