@@ -4,9 +4,10 @@ For each provider API, a synthetic conversation grows turn by turn (each turn: a
 assistant message with text and a ``read`` tool call, and the call's result: a small
 file of about 1 KB), with an 8 KB system prompt and 10 tools. At each size the next
 few requests are built the way the live provider builds them - the plugin's
-``prepare_request`` (conversion) and ``omp.llm.body.request_bytes`` (the bytes httpx
-gets, through a before_provider_request callback that changes nothing, as a session
-always installs one) - and timed:
+``prepare_request`` (conversion) and ``omp.llm.body.request_pieces`` (what httpx gets:
+the bytes in a few pieces, the conversation's cached blocks as they are, through a
+before_provider_request callback that changes nothing, as a session always installs
+one) - and timed:
 
 * ``cached``: the provider's WireCache converted the earlier turns already (the
   request converts and encodes only the new turn);
@@ -31,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from omp.llm.body import request_bytes
+from omp.llm.body import request_pieces
 from omp.llm.config import ProviderConfig
 from omp.llm.provider import HttpProvider, Request
 from omp.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
@@ -89,11 +90,12 @@ async def _unchanged(payload: Any) -> Any:
     return payload
 
 
-def build(convert: Any, provider: HttpProvider, model: Model, messages: list[Any]) -> bytes:
+def build(convert: Any, provider: HttpProvider, model: Model, messages: list[Any]) -> Any:
     context = LlmContext(SYSTEM, messages, TOOLS)
     options = StreamOptions(on_payload=_unchanged)
     request = Request(provider, model, context, options, "key", {})
-    return _complete(request_bytes(convert.prepare_request(request), options))
+    content = _complete(request_pieces(convert.prepare_request(request), options))
+    return content if isinstance(content, bytes) else content.pieces
 
 
 def _complete(coroutine: Any) -> Any:
@@ -139,6 +141,7 @@ def measure(api: str, provider_name: str, model_id: str, module: str, sizes, req
         start = time.perf_counter()
         scratch = full_build(convert, model, messages)
         full[size] = (time.perf_counter() - start) * 1000
+        sent = sent if isinstance(sent, bytes) else b"".join(sent)
         if sent != scratch:
             raise SystemExit(f"{api}: the cached body differs from the full build at {size}")
         kilobytes[size] = len(sent) / 1024
