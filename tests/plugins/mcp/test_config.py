@@ -122,3 +122,33 @@ def test_a_broken_file_is_a_warning_not_a_failure(tmp_path: Path) -> None:
     servers, warnings = load(tmp_path)
     assert [s.name for s in servers] == ["c"]
     assert "mcp.json: not valid JSON" in warnings[0]
+
+
+def test_session_servers_take_acp_shapes_and_leave_the_key_empty():
+    from omp_mcp.session_servers import SESSION_SERVERS_KEY, take_session_servers
+
+    state = {
+        SESSION_SERVERS_KEY: [
+            {
+                "name": "db",
+                "command": "db-mcp",
+                "args": ["--ro"],
+                "env": [{"name": "K", "value": "v"}],
+            },
+            {
+                "name": "docs",
+                "type": "http",
+                "url": "http://127.0.0.1:9/mcp",
+                "headers": [{"name": "Authorization", "value": "Bearer t"}],
+            },
+            {"name": "feed", "type": "sse", "url": "http://127.0.0.1:9/sse", "headers": []},
+            {"command": "nameless"},
+        ]
+    }
+    servers, warnings = take_session_servers(state)
+    assert SESSION_SERVERS_KEY not in state
+    db, docs, feed = servers
+    assert (db.transport, db.command, db.args, db.env) == ("stdio", "db-mcp", ["--ro"], {"K": "v"})
+    assert (docs.transport, docs.headers) == ("http", {"Authorization": "Bearer t"})
+    assert feed.transport == "sse" and not any(s.problems for s in servers)
+    assert warnings == ["session server #4 has no name; not started"]

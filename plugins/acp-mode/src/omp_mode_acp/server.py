@@ -14,6 +14,10 @@ from acp import PROTOCOL_VERSION, RequestError, schema
 
 from omp_mode_acp.session import AcpSession
 
+SESSION_SERVERS_KEY = "omp-mcp.session-servers"
+"""Where the MCP plugin takes servers given to one session (omp_mcp.session_servers);
+a string, so this plugin works without the MCP plugin installed."""
+
 
 @dataclass
 class ServerConfig:
@@ -58,6 +62,13 @@ def _build(config: ServerConfig, cwd: str, resume: str | None) -> Any:
         raise RequestError.invalid_params({"details": str(exc)}) from None
 
 
+def _server_entry(server: Any) -> dict[str, Any]:
+    """An ACP ``McpServer`` (stdio, http or sse) as a server entry for the MCP plugin."""
+    if hasattr(server, "model_dump"):
+        return server.model_dump(by_alias=True, exclude_none=True)
+    return dict(server)
+
+
 class OmpAgent:
     """Implements ``acp.interfaces.Agent``."""
 
@@ -94,23 +105,32 @@ class OmpAgent:
 
     async def _open(self, cwd: str, resume: str | None, mcp_servers: Any) -> AcpSession:
         session = await asyncio.to_thread(_build, self.config, cwd, resume)
+        if mcp_servers:
+            session.plugin_state[SESSION_SERVERS_KEY] = [_server_entry(s) for s in mcp_servers]
         acp_session = AcpSession(self.conn, session, self.client_caps)
         self.sessions[acp_session.id] = acp_session
-        if mcp_servers:
-            names = ", ".join(getattr(s, "name", "?") for s in mcp_servers)
+        return acp_session
+
+    @staticmethod
+    def _report_unconnected(acp_session: AcpSession) -> None:
+        """The MCP plugin takes the servers when the session starts; left there, no
+        plugin did (it is not installed or disabled)."""
+        left = acp_session.session.plugin_state.pop(SESSION_SERVERS_KEY, None)
+        if left:
+            names = ", ".join(str(s.get("name", "?")) for s in left)
             print(
-                f"omp: MCP servers passed by the client are not supported yet; "
-                f"not connected: {names}",
+                f"omp: MCP servers passed by the client need the MCP plugin (omp-mcp), "
+                f"which is not loaded; not connected: {names}",
                 file=sys.stderr,
                 flush=True,
             )
-        return acp_session
 
     async def new_session(
         self, cwd: str, mcp_servers: Any = None, **kwargs: Any
     ) -> schema.NewSessionResponse:
         acp_session = await self._open(cwd, None, mcp_servers)
         await acp_session.start()
+        self._report_unconnected(acp_session)
         return schema.NewSessionResponse(
             session_id=acp_session.id,
             modes=acp_session.modes(),
@@ -126,6 +146,7 @@ class OmpAgent:
         acp_session = await self._open(cwd, session_id, mcp_servers)
         await acp_session.replay()
         await acp_session.start()
+        self._report_unconnected(acp_session)
         return schema.LoadSessionResponse(
             modes=acp_session.modes(), config_options=acp_session.config_options()
         )

@@ -189,7 +189,7 @@ def normalise(
     args = [expand(a) for a in raw.get("args") or []]
     if isinstance(command, list):  # opencode: the command and its arguments in one list
         command, args = (command[0] if command else ""), [expand(a) for a in command[1:]]
-    env_raw = raw.get("env") or raw.get("environment") or {}
+    env_raw = _pairs(raw.get("env") or raw.get("environment") or {})
     url = raw.get("url") or raw.get("httpUrl") or raw.get("serverUrl") or ""
     kind_name = str(raw.get("type") or raw.get("transport") or "").lower()
     if kind == "gemini" and raw.get("httpUrl"):
@@ -212,12 +212,23 @@ def normalise(
         env={str(k): expand(v) for k, v in dict(env_raw).items()},
         cwd=expand(raw["cwd"]) if raw.get("cwd") else None,
         url=expand(url),
-        headers={str(k): expand(v) for k, v in dict(raw.get("headers") or {}).items()},
+        headers={str(k): expand(v) for k, v in _pairs(raw.get("headers") or {}).items()},
         enabled=enabled,
         timeout=_timeout(raw),
         source=source,
         problems=list(dict.fromkeys(problems)),
     )
+
+
+def _pairs(value: Any) -> dict[str, Any]:
+    """A mapping, or ACP's list of ``{"name": ..., "value": ...}`` as one."""
+    if isinstance(value, list):
+        return {
+            item["name"]: item.get("value", "")
+            for item in value
+            if isinstance(item, Mapping) and isinstance(item.get("name"), str)
+        }
+    return dict(value)
 
 
 def _timeout(raw: Mapping[str, Any]) -> float | None:

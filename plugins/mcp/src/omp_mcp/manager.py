@@ -4,6 +4,7 @@ they become ready, notifications handled, all closed when it ends."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,11 @@ def manager_of(ctx: Any) -> McpManager | None:
 
 
 class McpManager:
-    def __init__(self, ctx: Any, api: Any) -> None:
+    def __init__(self, ctx: Any, api: Any, session_servers: Sequence[ServerConfig] = ()) -> None:
+        """``session_servers``: given to this session (omp_mcp.session_servers); they
+        come before configured servers of the same name."""
         self.ctx = ctx
+        self.session_servers = list(session_servers)
         self.api = api
         settings = ctx.settings
         self.gate = settings.get("mcp.startupGateMs", 250) / 1000
@@ -38,12 +42,14 @@ class McpManager:
         self.loop = asyncio.get_running_loop()
 
     def configs(self) -> tuple[list[ServerConfig], list[str]]:
-        return load_servers(
+        configured, warnings = load_servers(
             Path(self.ctx.cwd),
             Path(self.api.agent_dir),
             trusted=self.ctx.is_project_trusted,
             import_others=self.import_others,
         )
+        given = {s.name for s in self.session_servers}
+        return [*self.session_servers, *(s for s in configured if s.name not in given)], warnings
 
     async def start(self) -> None:
         """Start every enabled server; wait at most the startup gate for them, then let

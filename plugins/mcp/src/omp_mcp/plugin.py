@@ -32,8 +32,12 @@ def omp_register_subcommands(api: Any) -> list[Subcommand]:
 async def omp_session_start(event: Any, ctx: Any, api: Any) -> None:
     from omp_mcp.manager import McpManager
     from omp_mcp.resources import read_resource
+    from omp_mcp.session_servers import take_session_servers
 
-    manager = McpManager(ctx, api)
+    given, warnings = take_session_servers(ctx.state)
+    for warning in warnings:
+        ctx.ui.notify(f"mcp: {warning}", "warning")
+    manager = McpManager(ctx, api, given)
     ctx.state[STATE_KEY] = manager
     ctx.state.setdefault(READ_SCHEMES, {})["mcp"] = lambda uri: read_resource(manager, uri)
     await manager.start()
