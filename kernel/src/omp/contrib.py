@@ -29,7 +29,8 @@ class RunMode:
     then ``await session.start()`` (or just prompt). ``has_ui`` is what handlers see as
     ``ctx.has_ui``; ``make_ui`` builds the mode's ``omp.ui.UI`` for the session. A mode
     that ``reads_stdin`` (a protocol server) owns stdin: piped input is never taken
-    for a prompt."""
+    for a prompt. A mode that does not ``takes_prompts`` (its client sends them) is
+    refused prompt and ``@file`` arguments by the CLI before a session opens."""
 
     name: str
     description: str
@@ -37,6 +38,7 @@ class RunMode:
     has_ui: bool = False
     make_ui: Callable[[Any], Any] | None = None
     reads_stdin: bool = False
+    takes_prompts: bool = True
 
 
 @dataclass(frozen=True)

@@ -154,6 +154,7 @@ def _run(argv: list[str], own_process: bool = False) -> int:
     require_providers(runtime)
     mode_name = _choose_mode(parsed, runtime.modes)
     mode = runtime.modes[mode_name]
+    _refuse_prompts(parsed.messages, mode)
     pick_session = _wants_picker(parsed, mode)
     attached, prompts = _prompts(parsed, runtime.cwd, read_stdin=not mode.reads_stdin)
     options = SessionOptions(
@@ -270,6 +271,24 @@ def _prompts(parsed: Any, cwd: Path, read_stdin: bool = True) -> tuple[Any, list
         if piped.strip():
             prompts = [f"{prompts[0]}\n\n{piped}", *prompts[1:]] if prompts else [piped]
     return attached, first_prompt(attached, prompts)
+
+
+def _refuse_prompts(messages: list[str], mode: Any) -> None:
+    """A protocol mode's client sends the prompts: arguments would be silently lost."""
+    from omp.cli.attachments import split_file_arguments
+    from omp.errors import UsageError
+
+    if getattr(mode, "takes_prompts", True) or not messages:
+        return
+    paths, rest = split_file_arguments(messages)
+    if paths:
+        raise UsageError(
+            f"@file arguments are not supported in --mode {mode.name} (@{paths[0]}): "
+            "the client sends prompts and files"
+        )
+    raise UsageError(
+        f"--mode {mode.name} takes no prompt arguments ({rest[0]!r}): the client sends prompts"
+    )
 
 
 def _wants_picker(parsed: Any, mode: Any) -> bool:

@@ -36,5 +36,6 @@ def omp_register_modes(api: Any) -> list[RunMode]:
             run=_mode,
             has_ui=True,
             reads_stdin=True,
+            takes_prompts=False,
         )
     ]

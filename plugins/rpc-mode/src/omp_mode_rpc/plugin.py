@@ -19,6 +19,7 @@ def omp_register_modes(api: Any) -> list[RunMode]:
             run=_run,
             make_ui=_make_ui,
             reads_stdin=True,
+            takes_prompts=False,
         ),
         RunMode(
             "rpc-ui",
@@ -27,6 +28,7 @@ def omp_register_modes(api: Any) -> list[RunMode]:
             has_ui=True,
             make_ui=_make_ui,
             reads_stdin=True,
+            takes_prompts=False,
         ),
     ]
 
