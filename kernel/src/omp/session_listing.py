@@ -317,3 +317,28 @@ def list_all_sessions(root: Path, search: str | None = None) -> list[SessionInfo
         infos += list_sessions(folder, search)
     infos.sort(key=lambda info: info.modified, reverse=True)
     return infos
+
+
+def matching(infos: list[SessionInfo], prefix: str) -> list[SessionInfo]:
+    """The sessions ``prefix`` names as ``omp.session_store.find_session`` would: by id,
+    file name or id-after-timestamp, exactly (those win) or by prefix, case-insensitive."""
+    needle = prefix.strip().lower()
+    if not needle:
+        return []
+    exact: list[SessionInfo] = []
+    partial: list[SessionInfo] = []
+    for info in infos:
+        stem = info.path.stem.lower()
+        keys = {info.path.name.lower(), stem, stem.partition("_")[2], info.id.lower()} - {""}
+        if needle in keys:
+            exact.append(info)
+        elif any(key.startswith(needle) for key in keys):
+            partial.append(info)
+    return exact or partial
+
+
+def find_in_all_projects(root: Path, prefix: str, *, skip: Path | None = None) -> list[SessionInfo]:
+    """The sessions of every project under ``root`` (``<agent dir>/sessions``) but the
+    folder ``skip`` that ``prefix`` names (see ``matching``)."""
+    infos = [i for i in list_all_sessions(root) if skip is None or i.path.parent != skip]
+    return matching(infos, prefix)

@@ -187,6 +187,10 @@ def _run(argv: list[str], own_process: bool = False) -> int:
     ):
         raise UsageError("use only one of --continue, --resume, --session, --fork and --no-session")
     check_session_paths(runtime, options)
+    from omp.cli.session_lookup import locate_elsewhere
+
+    if not locate_elsewhere(runtime, options):
+        return 0
     session = open_session(runtime, options, has_ui=mode.has_ui)
     from omp.cli.attachments import check_images
 
