@@ -320,6 +320,13 @@ _ENTRIES = [
         items="integer",
     ),
     _s(
+        "interactive.dialogGuardMs",
+        "integer",
+        400,
+        "keys typed this soon after a dialog pops up go to the editor, not the dialog",
+        minimum=0,
+    ),
+    _s(
         "mcp.toolMode",
         "string",
         "auto",

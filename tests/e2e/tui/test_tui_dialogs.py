@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+import time
 
 ASKING_PLUGIN = textwrap.dedent(
     """
@@ -162,6 +163,7 @@ def test_a_tool_approval_shows_the_call_and_a_no_denies_it(terminal, omp_cli):
     screen = terminal.wait_for("Allow bash?")
     assert "rm -rf build/cache" in screen.split("Allow bash?")[1]
     assert "y yes · n no" in screen
+    time.sleep(0.5)  # keys within 400 ms of the dialog opening are not its answer
     terminal.send("n")
     screen = terminal.wait_for("understood")
     after = screen.split("clean up")[-1]

@@ -50,7 +50,7 @@ class InteractiveApp:
             show_thinking=not session.flags.get("hide-thinking"),
             emit=self.scrollback.write,
         )
-        self.dialogs = Dialogs(self)
+        self.dialogs = Dialogs(self, session.settings.get("interactive.dialogGuardMs", 400) / 1000)
         self.commands = ModeCommands(self)
         self.files = WorkspaceFiles(session)
         self.editor = Editor(

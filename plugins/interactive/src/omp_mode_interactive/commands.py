@@ -80,7 +80,7 @@ class ModeCommands:
             choices = [
                 {"label": key, "description": text} for key, text in self.app.model_choices()
             ]
-            args = await self.app.dialogs.select("Model", choices) or ""
+            args = await self.app.dialogs.select("Model", choices, guard=False) or ""
             if not args:
                 return
         if self.session.set_model(args, source="set"):
@@ -92,7 +92,7 @@ class ModeCommands:
         if not args:
             current = self.session.agent.thinking_level
             ordered = [current, *(lvl for lvl in THINKING_LEVELS if lvl != current)]
-            args = await self.app.dialogs.select("Thinking level", ordered) or ""
+            args = await self.app.dialogs.select("Thinking level", ordered, guard=False) or ""
             if not args:
                 return
         if args not in THINKING_LEVELS:
@@ -128,7 +128,7 @@ class ModeCommands:
             }
             for info in infos[:200]
         ]
-        chosen = await self.app.dialogs.select("Resume a session", options)
+        chosen = await self.app.dialogs.select("Resume a session", options, guard=False)
         if not chosen:
             return
         info = infos[[o["label"] for o in options].index(chosen)]

@@ -1,13 +1,21 @@
 """Dialogs inside the application (select, confirm, text): one shows at a time in
-place of the editor, the others wait their turn. Each resolves a future; Esc cancels."""
+place of the editor, the others wait their turn. Each resolves a future; Esc cancels.
+
+A dialog that pops up while the user is typing must not take that typing as its answer
+(a "y" of "yes, and..." approving a tool): for ``GUARD_SECONDS`` after a dialog the
+agent's run opened shows (``interactive.dialogGuardMs``), typed characters are kept for
+the editor instead and other keys (Enter, arrows) are dropped; Esc and Ctrl+C still
+cancel. Dialogs the user opened (a command's picker) take keys at once."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 VISIBLE_OPTIONS = 10
+GUARD_SECONDS = 0.4
 
 
 @dataclass
@@ -27,6 +35,10 @@ class Dialog:
     answer: bool = True
     future: asyncio.Future[Any] | None = None
     buffer: Any = None
+    shown_at: float | None = None
+    guard: bool = True
+    """Whether the dialog popped up unasked: while the agent runs (a tool approval, a
+    tool's question), not from a command or key of the user's (a picker they expect)."""
 
     def matching(self) -> list[Option]:
         if self.kind != "select":
@@ -52,18 +64,29 @@ def _options(options: list[Any]) -> list[Option]:
 class Dialogs:
     """The dialog queue of one application; ``app`` redraws and moves the focus."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, guard: float = GUARD_SECONDS) -> None:
         self.app = app
+        self.guard = guard
         self.queue: list[Dialog] = []
 
     @property
     def current(self) -> Dialog | None:
         return self.queue[0] if self.queue else None
 
-    async def select(self, title: str, options: list[Any], message: str = "") -> str | None:
+    @property
+    def guarded(self) -> bool:
+        """Whether the dialog on show opened too recently to take keys as its answer."""
+        dialog = self.current
+        if dialog is None or dialog.shown_at is None or not dialog.guard:
+            return False
+        return time.monotonic() - dialog.shown_at < self.guard
+
+    async def select(
+        self, title: str, options: list[Any], message: str = "", *, guard: bool = True
+    ) -> str | None:
         from prompt_toolkit.buffer import Buffer
 
-        dialog = Dialog("select", title, message, _options(options))
+        dialog = Dialog("select", title, message, _options(options), guard=guard)
         dialog.buffer = Buffer(multiline=False, on_text_changed=lambda _: self._refilter(dialog))
         return await self._open(dialog)
 
@@ -79,6 +102,7 @@ class Dialogs:
         return await self._open(dialog)
 
     async def _open(self, dialog: Dialog) -> Any:
+        dialog.guard = dialog.guard and bool(self.app.session.agent.is_streaming)
         dialog.future = asyncio.get_running_loop().create_future()
         self.queue.append(dialog)
         self._show()
@@ -94,6 +118,9 @@ class Dialogs:
         self.app.invalidate()
 
     def _show(self) -> None:
+        dialog = self.current
+        if dialog is not None and dialog.shown_at is None:
+            dialog.shown_at = time.monotonic()
         self.app.focus_current()
         self.app.invalidate()
 

@@ -75,6 +75,10 @@ def build_key_bindings(app: Any) -> Any:
     multiline_dialog = Condition(
         lambda: app.dialogs.current is not None and app.dialogs.current.multiline
     )
+    guarded = Condition(lambda: app.dialogs.guarded)
+    answering = dialog & ~guarded
+    selecting &= ~guarded
+    confirming &= ~guarded
 
     @kb.add("enter", filter=editing)
     def _(event: Any) -> None:
@@ -151,12 +155,17 @@ def build_key_bindings(app: Any) -> Any:
 
     # -- dialogs ------------------------------------------------------------------------
 
-    @kb.add("enter", filter=dialog & ~multiline_dialog)
+    @kb.add(Keys.Any, filter=guarded)
+    def _(event: Any) -> None:
+        if event.data.isprintable():
+            app.editor.buffer.insert_text(event.data)
+
+    @kb.add("enter", filter=answering & ~multiline_dialog)
     def _(event: Any) -> None:
         app.dialogs.accept()
 
-    @kb.add("escape", "enter", filter=multiline_dialog)
-    @kb.add("c-s", filter=multiline_dialog)
+    @kb.add("escape", "enter", filter=answering & multiline_dialog)
+    @kb.add("c-s", filter=answering & multiline_dialog)
     def _(event: Any) -> None:
         app.dialogs.accept()
 

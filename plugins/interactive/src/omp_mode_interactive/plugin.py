@@ -1,5 +1,6 @@
-"""Hook implementations of the interactive mode: the run mode, its flag, and the
-session-switch notice that makes the terminal show the new session's history."""
+"""Hook implementations of the interactive mode: the run mode, its flag, the
+session-switch notice that makes the terminal show the new session's history, and the
+tool approvals the spinner reports as waiting."""
 
 from __future__ import annotations
 
@@ -32,6 +33,20 @@ def omp_session_switch(event, ctx):
     switched = getattr(ctx.ui, "session_switched", None)
     if switched is not None:
         switched(event.reason)
+
+
+@omp.hookimpl
+def omp_tool_approval_requested(event, ctx):
+    started = getattr(ctx.ui, "approval_started", None)
+    if started is not None:
+        started(event.tool_call_id)
+
+
+@omp.hookimpl
+def omp_tool_approval_resolved(event, ctx):
+    ended = getattr(ctx.ui, "approval_ended", None)
+    if ended is not None:
+        ended(event.tool_call_id)
 
 
 def _make_ui(session: Any) -> Any:

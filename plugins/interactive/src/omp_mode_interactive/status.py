@@ -44,6 +44,8 @@ class StatusLine:
         elapsed = time.monotonic() - since
         frame = FRAMES[int(elapsed / TICK) % len(FRAMES)]
         message = self.app.ui.working_message or "Working"
+        if getattr(self.app.ui, "pending_approvals", None) and self.app.dialogs.current:
+            message = "Waiting for approval"
         theme = self.app.theme
         return (
             theme.paint(frame, "accent")

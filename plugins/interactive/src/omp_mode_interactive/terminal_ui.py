@@ -16,6 +16,16 @@ class TerminalUI(UI):
     def __init__(self) -> None:
         super().__init__()
         self.app: Any = None
+        self.pending_approvals: set[str] = set()
+        """Tool calls whose approval is being asked (omp_tool_approval_requested)."""
+
+    def approval_started(self, tool_call_id: str) -> None:
+        self.pending_approvals.add(tool_call_id)
+        self._redraw()
+
+    def approval_ended(self, tool_call_id: str) -> None:
+        self.pending_approvals.discard(tool_call_id)
+        self._redraw()
 
     async def _ask_select(self, title: str, options: list[Any]) -> str | None:
         if self.app is None:
