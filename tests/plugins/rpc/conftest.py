@@ -300,3 +300,23 @@ def fresh_rpc(tmp_path: Path):
     for client in clients:
         client.close()
         assert client.bad_lines == [], client.bad_lines[:3]
+
+
+@pytest.fixture
+def run_omp(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """``run_omp(*args)``: ``omp *args`` to its end in a private environment (stdin empty)."""
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        for sub in ("work", "agent", "home"):
+            (tmp_path / sub).mkdir(exist_ok=True)
+        return subprocess.run(
+            [*omp_command(), *args],
+            cwd=tmp_path / "work",
+            env=environment(tmp_path),
+            input="",
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+
+    return run

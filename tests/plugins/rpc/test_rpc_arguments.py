@@ -4,26 +4,7 @@ session is written (omp: "@file CLI arguments are rejected in RPC mode")."""
 
 from __future__ import annotations
 
-import subprocess
-from pathlib import Path
-
 import pytest
-from conftest import environment, omp_command
-
-
-def run_rpc(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    for sub in ("work", "agent", "home"):
-        (tmp_path / sub).mkdir(exist_ok=True)
-    (tmp_path / "work" / "notes.txt").write_text("alpha\n")
-    return subprocess.run(
-        [*omp_command(), *args],
-        cwd=tmp_path / "work",
-        env=environment(tmp_path),
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
 
 
 @pytest.mark.parametrize("mode", ["rpc", "rpc-ui"])
@@ -35,8 +16,10 @@ def run_rpc(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
         ("hello there", "--mode {mode} takes no prompt arguments"),
     ],
 )
-def test_prompt_and_file_arguments_are_refused(tmp_path, mode, argument, said):
-    done = run_rpc(tmp_path, "--mode", mode, "--model", "scripted/demo", argument)
+def test_prompt_and_file_arguments_are_refused(run_omp, tmp_path, mode, argument, said):
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "notes.txt").write_text("alpha\n")
+    done = run_omp("--mode", mode, "--model", "scripted/demo", argument)
     assert done.returncode == 2, done
     assert done.stdout == ""
     [line] = done.stderr.strip().splitlines()
@@ -44,7 +27,7 @@ def test_prompt_and_file_arguments_are_refused(tmp_path, mode, argument, said):
     assert not list((tmp_path / "agent").rglob("*.jsonl"))
 
 
-def test_without_arguments_it_serves_and_exits_zero_at_eof(tmp_path):
-    done = run_rpc(tmp_path, "--mode", "rpc", "--model", "scripted/demo")
+def test_without_arguments_it_serves_and_exits_zero_at_eof(run_omp):
+    done = run_omp("--mode", "rpc", "--model", "scripted/demo")
     assert done.returncode == 0, done.stderr
     assert '"type": "ready"' in done.stdout or '"type":"ready"' in done.stdout
