@@ -3,9 +3,11 @@
 Every event is a WireModel whose `type` is omp's event name, so the json run mode can
 write it as it is. Hook handlers may return either the result model or a plain dict
 with the same (snake_case or camelCase) keys.
-"""
 
-from __future__ import annotations
+No ``from __future__ import annotations`` here: every run creates these classes, and
+annotations that are objects already spare pydantic compiling and evaluating each one
+(about 1.5 ms of every start).
+"""
 
 from typing import Any, Literal
 
