@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from acp import PROTOCOL_VERSION, schema, spawn_agent_process
-from omp.testing import PROVIDER_KEYS, write_script
-
-SCRUBBED = {"OMP_MODEL", "OMP_SCRIPT", "OMP_SETTINGS", "OMP_DISABLED_PLUGINS", *PROVIDER_KEYS}
+from isolation import isolated_env
+from omp.testing import write_script
 
 
 def omp_command() -> str:
@@ -175,18 +173,7 @@ class AcpRig:
         self.agent_dir = root / "agent"
         for path in (self.cwd, self.agent_dir, root / "home"):
             path.mkdir(parents=True, exist_ok=True)
-        self.env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
-        self.env.update(
-            {
-                "OMP_CODING_AGENT_DIR": str(self.agent_dir),
-                "HOME": str(root / "home"),
-                "OLLAMA_HOST": "127.0.0.1:9",
-                "PYTHONDONTWRITEBYTECODE": "1",
-            }
-        )
-        coverage_log = os.environ.get("OMP_HOOK_COVERAGE_LOG")
-        if coverage_log:
-            self.env["OMP_TRACE_PLUGINS"] = coverage_log
+        self.env = isolated_env(root, self.agent_dir)
         self._scripts = 0
 
     def script(self, steps: list[dict[str, Any]]) -> Path:

@@ -4,15 +4,13 @@ scripted provider, and a runner of ``omp batch`` in a subprocess."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-SCRUBBED = ("OMP_MODEL", "OMP_SCRIPT", "OMP_SETTINGS", "OMP_DISABLED_PLUGINS", "OMP_TRACE_PLUGINS")
+from isolation import isolated_env
 
 
 class Batch:
@@ -21,14 +19,8 @@ class Batch:
         self.work = root / "work"
         self.work.mkdir()
         (self.work / "a.txt").write_text("hello\n")
-        self.env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
-        self.env.update(
-            HOME=str(root / "home"),
-            OMP_CODING_AGENT_DIR=str(root / "agent"),
-            OLLAMA_HOST="127.0.0.1:9",
-        )
-        for name in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY"):
-            self.env.pop(name, None)
+        self.env = isolated_env(root)
+        self.env.pop("OMP_TRACE_PLUGINS", None)  # workers of many tasks: no per-hook trace
         self._scripts = 0
 
     def script(self, *steps: dict[str, Any]) -> str:

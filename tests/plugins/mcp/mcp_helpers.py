@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from isolation import isolated_env
 
 DEMO = Path(__file__).with_name("demo_server.py")
 
@@ -41,24 +42,7 @@ def run_omp(
     root: Path, *args: str, timeout: float = 60, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """``omp *args`` in a private environment under ``root`` (work/, agent/, home/)."""
-    extra_env = env
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("OMP_", "PI_")) and not k.endswith("_API_KEY")
-    }
-    env.update(
-        {
-            "OMP_CODING_AGENT_DIR": str(root / "agent"),
-            "HOME": str(root / "home"),
-            "OLLAMA_HOST": "127.0.0.1:9",
-            "PYTHONDONTWRITEBYTECODE": "1",
-        }
-    )
-    coverage_log = os.environ.get("OMP_HOOK_COVERAGE_LOG")
-    if coverage_log:
-        env["OMP_TRACE_PLUGINS"] = coverage_log
-    env.update(extra_env or {})
+    env = {**isolated_env(root), **(env or {})}
     for sub in ("work", "agent", "home"):
         (root / sub).mkdir(parents=True, exist_ok=True)
     omp = Path(sys.executable).with_name("omp")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import itertools
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -22,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from omp.testing import PROVIDER_KEYS, write_script
+from isolation import isolated_env
+from omp.testing import write_script
 
 HERE = Path(__file__).parent
 TIMEOUT = 20.0
@@ -91,23 +91,7 @@ def omp_command() -> list[str]:
 
 
 def environment(root: Path) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in PROVIDER_KEYS and not k.startswith(("OMP_", "PI_"))
-    }
-    env.update(
-        {
-            "OMP_CODING_AGENT_DIR": str(root / "agent"),
-            "HOME": str(root / "home"),
-            "OLLAMA_HOST": "127.0.0.1:9",
-            "PYTHONDONTWRITEBYTECODE": "1",
-        }
-    )
-    coverage_log = os.environ.get("OMP_HOOK_COVERAGE_LOG")
-    if coverage_log:
-        env["OMP_TRACE_PLUGINS"] = coverage_log
-    return env
+    return isolated_env(root)
 
 
 class RpcClient:
