@@ -80,6 +80,39 @@ def read_session(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in data.decode("utf-8").split("\n")[:-1]]
 
 
+def read_terminal(
+    master: int,
+    proc: subprocess.Popen[bytes],
+    answer: bytes | None = None,
+    timeout: float = 60,
+    question: bytes = b"[y/N]",
+) -> tuple[bytes, bool]:
+    """What ``proc`` writes to the pseudo-terminal ``master`` until it exits (or
+    ``timeout``), typing ``answer`` once ``question`` appears; (output, answered)."""
+    import select
+    import time
+
+    seen = b""
+    answered = False
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.1)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        if answer is not None and not answered and question in seen:
+            os.write(master, answer)
+            answered = True
+        if not ready and proc.poll() is not None:
+            break
+    return seen, answered
+
+
 def messages_of(entries: Sequence[dict[str, Any]], role: str | None = None) -> list[dict]:
     found = [e["message"] for e in entries if e.get("type") == "message"]
     return [m for m in found if role is None or m.get("role") == role]
@@ -101,6 +134,7 @@ class OmpCli:
     read_session = staticmethod(read_session)
     messages_of = staticmethod(messages_of)
     text_of = staticmethod(text_of)
+    read_terminal = staticmethod(read_terminal)
 
     def __init__(self, root: Path) -> None:
         self.root = root

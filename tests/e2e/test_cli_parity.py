@@ -8,9 +8,7 @@ from __future__ import annotations
 import base64
 import json
 import os
-import select
 import subprocess
-import time
 
 import pytest
 
@@ -103,21 +101,8 @@ def on_a_terminal(omp_cli, *args, stdin_tty: bool = True, stderr_tty: bool = Tru
         stderr=slave if stderr_tty else subprocess.PIPE,
     )
     os.close(slave)
-    seen = b""
-    deadline = time.monotonic() + 60
     try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.1)
-            if ready:
-                try:
-                    chunk = os.read(master, 4096)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-            elif proc.poll() is not None:
-                break
+        seen, _ = omp_cli.read_terminal(master, proc)
         out = proc.stdout.read().decode()
         if not stderr_tty:
             seen += proc.stderr.read()

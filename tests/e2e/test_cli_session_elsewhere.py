@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import os
 import pty
-import select
 import subprocess
-import time
 
 COUNTING = [{"text": "reply #1"}, {"text": "reply #2"}, {"text": "reply #3"}]
 
@@ -62,24 +60,7 @@ def _on_a_terminal(omp_cli, args, answer: bytes) -> tuple[int, str]:
         stderr=slave,
     )
     os.close(slave)
-    seen = b""
-    deadline = time.monotonic() + 30
-    answered = False
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([master], [], [], 0.2)
-        if ready:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-        if not answered and b"[y/N]" in seen:
-            os.write(master, answer)
-            answered = True
-        if proc.poll() is not None and not ready:
-            break
+    seen, _ = omp_cli.read_terminal(master, proc, answer, timeout=30)
     proc.wait(10)
     os.close(master)
     return proc.returncode, seen.decode(errors="replace")

@@ -171,8 +171,6 @@ def _run_on_a_terminal(omp_cli, answer: str, *args: str) -> tuple[int, str]:
     return the exit code and what it wrote to the terminal."""
     import os
     import pty
-    import select
-    import time
 
     master, slave = pty.openpty()
     proc = subprocess.Popen(
@@ -184,25 +182,8 @@ def _run_on_a_terminal(omp_cli, answer: str, *args: str) -> tuple[int, str]:
         stderr=slave,
     )
     os.close(slave)
-    seen = b""
-    answered = False
-    deadline = time.monotonic() + 60
     try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.2)
-            if ready:
-                try:
-                    chunk = os.read(master, 4096)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-            if not answered and b"[y/N]" in seen:
-                os.write(master, answer.encode() + b"\n")
-                answered = True
-            if proc.poll() is not None and not ready:
-                break
+        seen, answered = omp_cli.read_terminal(master, proc, answer.encode() + b"\n")
         code = proc.wait(timeout=60)
     finally:
         os.close(master)
