@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 
 import omp_sessions_command.plugin as sessions_plugin
+import pytest
 from doubles import texts
+from omp.errors import OmpError
 
 
 def _lines(path) -> list[dict]:
@@ -99,3 +101,52 @@ def test_fork_and_name(make_session, omp_harness):
     assert header["parentSession"] == str(path)
     assert next(e["message"]["content"] for e in entries if e["type"] == "message") == "first"
     assert len([e for e in entries if e["type"] == "message"]) == 2  # first, one
+
+
+def test_tree_summarize_has_the_model_summarise_the_abandoned_branch(make_session, omp_harness):
+    replies = [
+        {"text": "one"},
+        {"calls": [("read", {"path": "notes.txt"})]},
+        {"text": "approach B fails on empty input"},
+        {"text": "## Goal\nTry approach B\n\n## Next Steps\n1. avoid B"},  # the summary
+        {"text": "ok"},
+    ]
+    (omp_harness.cwd / "notes.txt").write_text("kiwi\n")
+    session, provider, path = _session(make_session, omp_harness, replies)
+    omp_harness.run(session, "first", "try approach B")
+    before = path.read_bytes()
+    first_reply = next(
+        e["id"]
+        for e in _lines(path)
+        if e["type"] == "message" and e["message"]["role"] == "assistant"
+    )
+    omp_harness.run(session, f"/tree {first_reply[:8]} --summarize focus on the failure", "go")
+    assert path.read_bytes().startswith(before)  # the abandoned branch stays on disk
+    request = provider.requests[3]
+    prompt = texts(request)[0]
+    assert "try approach B" in prompt and "approach B fails on empty input" in prompt
+    assert "[User]: first" not in prompt  # only the branch left, not the shared path
+    assert "focus on the failure" in prompt and request.tools == []
+    summary = next(e for e in _lines(path) if e["type"] == "branch_summary")
+    assert summary["parentId"] == first_reply and "Try approach B" in summary["summary"]
+    assert "<read-files>\nnotes.txt\n</read-files>" in summary["summary"]
+    assert summary["details"] == {"readFiles": ["notes.txt"], "modifiedFiles": []}
+    sent = texts(provider.requests[-1])
+    assert sent[:2] == ["first", "one"] and "Try approach B" in sent[2] and sent[-1] == "go"
+
+
+def test_a_failed_branch_summary_leaves_the_session_where_it_was(make_session, omp_harness):
+    replies = [{"text": "one"}, {"text": "two"}, {"error": "overloaded"}]
+    session, _, path = _session(make_session, omp_harness, replies)
+    omp_harness.run(session, "first", "second")
+    before = path.read_bytes()
+    leaf = session.session_file.leaf_id
+    first_reply = next(
+        e["id"]
+        for e in _lines(path)
+        if e["type"] == "message" and e["message"]["role"] == "assistant"
+    )
+    with pytest.raises(OmpError, match="summary request failed: overloaded"):
+        omp_harness.run(session, f"/tree {first_reply} --summarize")  # modes print one line
+    assert path.read_bytes() == before and session.session_file.leaf_id == leaf
+    assert [m.role for m in session.agent.messages] == ["user", "assistant"] * 2

@@ -213,7 +213,7 @@ class Compactor:
         if preparation.is_split_turn:
             text = await self._split_turn_summary(preparation, prompt, signal)
         else:
-            text = await self._ask_model(prompt, signal)
+            text = await self.ask_model(prompt, signal)
         return {
             "summary": compaction_prompt.with_file_tags(text, preparation),
             "first_kept_entry_id": preparation.first_kept_entry_id,
@@ -232,10 +232,10 @@ class Compactor:
         joined (without earlier history: the previous summary, else pi's note)."""
         import asyncio
 
-        prefix = self._ask_model(compaction_prompt.turn_prefix_prompt(preparation), signal)
+        prefix = self.ask_model(compaction_prompt.turn_prefix_prompt(preparation), signal)
         if preparation.messages:
             history, prefix_text = await asyncio.gather(
-                self._ask_model(history_prompt, signal), prefix
+                self.ask_model(history_prompt, signal), prefix
             )
         else:
             history = compaction_prompt.split_previous(preparation.previous_summary)[0]
@@ -243,7 +243,8 @@ class Compactor:
             prefix_text = await prefix
         return compaction_prompt.join_split_summary(history, prefix_text)
 
-    def _model(self) -> Any:
+    def model(self) -> Any:
+        """The model that writes summaries: ``compaction.model``, else the session's."""
         session = self._session
         configured = session.settings.get("compaction.model")
         if configured:
@@ -255,11 +256,12 @@ class Compactor:
             raise CompactionError("no model selected to write the summary")
         return session.agent.model
 
-    async def _ask_model(self, prompt: str, signal: AbortSignal) -> str:
+    async def ask_model(self, prompt: str, signal: AbortSignal) -> str:
+        """The summary model's answer to ``prompt`` (no tools, no thinking)."""
         from omp.loop import _race
 
         session = self._session
-        model = self._model()
+        model = self.model()
         provider = session.models.provider_of(model)
         hooks = session.agent.provider_hooks(model) if session.agent.provider_hooks else {}
         options = StreamOptions(

@@ -143,10 +143,15 @@ class CommandContext(HandlerContext):
         return await self._session.fork(entry_id, position)
 
     async def navigate_tree(
-        self, target_id: str, summarize: bool = False, label: str | None = None
+        self,
+        target_id: str,
+        summarize: bool = False,
+        label: str | None = None,
+        instructions: str | None = None,
     ) -> dict[str, Any]:
-        """Move to another point of the tree; a plugin may summarise the branch left."""
-        return await self._session.navigate_tree(target_id, summarize, label)
+        """Move to another point of the tree; with ``summarize`` the branch left is
+        summarised (by a plugin, else by the model, with ``instructions``)."""
+        return await self._session.navigate_tree(target_id, summarize, label, instructions)
 
     async def set_session_name(self, name: str) -> dict[str, Any]:
         """Name this session (``/name``); listings and ``/resume`` show the name."""

@@ -376,9 +376,9 @@ def omp_session_before_tree(event: SessionBeforeTreeEvent, ctx: HandlerContext, 
     Args: ``event`` (SessionBeforeTreeEvent: preparation - target_id, old_leaf_id,
     common_ancestor_id, entries_to_summarize (the abandoned branch, oldest first) and
     user_wants_summary - and signal).
-    Returns: ``{"cancel": True}``, or ``{"summary": {"summary": "..."}}`` to record a
-    summary of the abandoned branch (a ``branch_summary`` entry the model then sees),
-    or None (omp writes no summary of its own).
+    Returns: ``{"cancel": True}``, or ``{"summary": {"summary": "...", "details": ...}}``
+    to record a summary of the abandoned branch (a ``branch_summary`` entry the model then sees),
+    or None (when the user asked for a summary, the summary model writes it).
     Combination: the first cancel or summary wins.
     Raising: reported as ``extension_error``; treated as no result.
     """

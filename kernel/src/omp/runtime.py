@@ -447,9 +447,13 @@ class AgentSession:
         return await session_actions.fork(self, entry_id, position)
 
     async def navigate_tree(
-        self, target_id: str, summarize: bool = False, label: str | None = None
+        self,
+        target_id: str,
+        summarize: bool = False,
+        label: str | None = None,
+        instructions: str | None = None,
     ) -> dict[str, Any]:
-        return await session_actions.navigate_tree(self, target_id, summarize, label)
+        return await session_actions.navigate_tree(self, target_id, summarize, label, instructions)
 
     async def branch(self, entry_id: str) -> dict[str, bool]:
         decision = await self.call_hook(

@@ -603,8 +603,12 @@ class SessionFile:
             fields["label"] = label
         return self._append("label", fields)
 
-    def append_branch_summary(self, from_id: str, summary: str) -> dict[str, Any]:
-        return self._append("branch_summary", {"fromId": from_id, "summary": summary})
+    def append_branch_summary(self, from_id: str, summary: str, **optional: Any) -> dict[str, Any]:
+        """omp's ``branch_summary`` entry; ``optional`` fields (details, fromExtension)
+        are written when not None."""
+        fields: dict[str, Any] = {"fromId": from_id, "summary": summary}
+        fields.update({k: v for k, v in optional.items() if v is not None})
+        return self._append("branch_summary", fields)
 
     def append_compaction(
         self, summary: str, first_kept_entry_id: str, tokens_before: int, **optional: Any

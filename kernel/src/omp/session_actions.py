@@ -166,14 +166,19 @@ async def fork(session: Any, entry_id: str, position: str = "before") -> dict[st
 
 
 async def navigate_tree(
-    session: Any, target_id: str, summarize: bool = False, label: str | None = None
+    session: Any,
+    target_id: str,
+    summarize: bool = False,
+    label: str | None = None,
+    instructions: str | None = None,
 ) -> dict[str, Any]:
     """Move to another point of this session's tree (``/tree``). Selecting a user (or
     custom) message moves the leaf to its parent and returns its text as
-    ``editor_text``; any other entry becomes the leaf. A session_before_tree handler
-    may supply a summary of the abandoned branch, written as a ``branch_summary``;
-    omp itself writes none here (it has no summariser of its own). ``label`` labels
-    the target entry."""
+    ``editor_text``; any other entry becomes the leaf. With ``summarize`` the abandoned
+    branch is summarised - by a session_before_tree handler, else by the summary model
+    (``omp.branch_summary``, with the user's ``instructions``) - and written as a
+    ``branch_summary`` at the new position. A failed or aborted summary moves nothing
+    (OmpError). ``label`` labels the target entry."""
     _require_idle(session, "navigate the session tree")
     file = session.session_file
     entry = _entry(session, target_id)
@@ -198,15 +203,26 @@ async def navigate_tree(
     )
     if decision is not None and decision.cancel:
         return CANCELLED
+    summary = decision.summary if decision is not None else None
+    from_extension = bool(summary)
+    if isinstance(summary, dict):
+        summary = {"summary": str(summary.get("summary") or ""), "details": summary.get("details")}
+    elif summary:
+        summary = {"summary": str(summary), "details": None}
+    elif summarize and abandoned:
+        summary = await _summarise_branch(session, abandoned, instructions)
     if new_leaf is None:
         file.reset_leaf()
     else:
         file.branch(new_leaf)
     summary_entry = None
-    summary = decision.summary if decision is not None else None
     if summary:
-        text = summary.get("summary") if isinstance(summary, dict) else str(summary)
-        summary_entry = file.append_branch_summary(new_leaf or "root", str(text or ""))
+        summary_entry = file.append_branch_summary(
+            new_leaf or "root",
+            summary["summary"],
+            details=summary["details"],
+            fromExtension=from_extension or None,
+        )
     if label is not None:
         file.append_label(target_id, label)
     session.agent.messages = list(file.build_context().messages)
@@ -216,10 +232,20 @@ async def navigate_tree(
             new_leaf_id=file.leaf_id,
             old_leaf_id=old_leaf,
             summary_entry=dict(summary_entry) if summary_entry else None,
-            from_extension=summary_entry is not None,
+            from_extension=summary_entry is not None and from_extension,
         ),
     )
     return _done(session, draft)
+
+
+async def _summarise_branch(
+    session: Any, abandoned: list[dict[str, Any]], instructions: str | None
+) -> dict[str, Any] | None:
+    from omp import branch_summary
+    from omp.abort import AbortSignal
+
+    signal = session.compactor.signal = AbortSignal(parent=session.agent.signal)
+    return await branch_summary.summarise(session, abandoned, instructions, signal)
 
 
 async def set_session_name(session: Any, name: str) -> dict[str, Any]:

@@ -38,7 +38,7 @@ def omp_register_commands(api: Any) -> list[Command]:
             "tree",
             "Show the session tree, or move to entry ID",
             _slash("tree"),
-            "[ID] [--summary TEXT]",
+            "[ID] [--summarize [FOCUS] | --summary TEXT]",
         ),
         Command(
             "branch",

@@ -105,8 +105,11 @@ async def _pick(ctx: Any, title: str, lines: list[str]) -> str | None:
 
 
 async def tree(args: str, ctx: Any) -> None:
+    """``/tree [ID] [--summarize [FOCUS] | --summary TEXT]``: with --summarize the model
+    summarises the branch left (FOCUS: what to stress), with --summary TEXT is it."""
     target, _, summary = args.partition("--summary")
-    target = target.replace("--summarize", "").strip()
+    target, summarize, focus = target.partition("--summarize")
+    target = target.strip()
     if not target:
         lines = _tree_lines(ctx)
         if not lines:
@@ -129,7 +132,9 @@ async def tree(args: str, ctx: Any) -> None:
         ctx.state[SUMMARY_KEY] = summary
     try:
         result = await ctx.navigate_tree(
-            entry["id"], summarize=bool(summary) or "--summarize" in args
+            entry["id"],
+            summarize=bool(summary or summarize),
+            instructions=focus.strip() or None,
         )
     finally:
         ctx.state.pop("omp_sessions_command.summary", None)
