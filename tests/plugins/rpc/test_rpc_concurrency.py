@@ -182,3 +182,43 @@ def test_rpc_ui_mode_tells_tools_there_is_a_ui(fresh_rpc):
     client.send({"type": "extension_ui_response", "id": ask["id"], "cancelled": True})
     end = client.wait_for(lambda f: f["type"] == "tool_execution_end", start)
     assert end["result"]["content"][0]["text"] == "confirmed=False has_ui=True"
+
+
+def test_abort_right_after_a_prompt_stops_that_prompt(rpc):
+    # Both lines in one write: the abort is read before the prompt's run can begin.
+    start = rpc.mark()
+    rpc.send(
+        '{"id":"order-p","type":"prompt","message":"DELAY one"}\n{"id":"order-a","type":"abort"}'
+    )
+    rpc.wait_for(lambda f: f.get("id") == "order-a" and f["type"] == "response", start)
+    frames = rpc.since(start)
+    answered = [f["id"] for f in frames if f["type"] == "response"]
+    assert answered == ["order-p", "order-a"]  # ordinary commands keep arrival order
+    done = [
+        f
+        for f in frames
+        if f["type"] == "agent_end" or (f["type"] == "prompt_result" and f["id"] == "order-p")
+    ]
+    assert done, "the prompt is settled before abort is answered"
+    if done[0]["type"] == "agent_end":
+        assert done[0]["messages"][-1]["stopReason"] == "aborted"
+    assert rpc.ok("get_state")["isStreaming"] is False
+    assert not any(
+        f["type"] == "message_end" and "late reply" in str(f["message"]["content"])
+        for f in rpc.since(start)
+    )
+
+
+def test_a_prompt_sent_right_after_abort_is_accepted(rpc):
+    start = rpc.mark()
+    rpc.request("prompt", message="DELAY then replaced")
+    rpc.wait_for(lambda f: f["type"] == "agent_start", start)
+    rpc.send(
+        '{"id":"after-a","type":"abort"}\n{"id":"after-p","type":"prompt","message":"hello after"}'
+    )
+    answer = rpc.wait_for(lambda f: f.get("id") == "after-p" and f["type"] == "response", start)
+    assert answer["success"] is True, answer
+    rpc.wait_for(
+        lambda f: f["type"] == "agent_end" and f["messages"][0].get("content") == "hello after",
+        start,
+    )

@@ -172,3 +172,41 @@ def test_negotiate_protocol_refuses_other_versions(rpc):
     answer = rpc.request("negotiate_protocol", protocolVersion=3)
     assert answer["success"] is False
     assert answer["error"] == "Unsupported RPC protocol version: 3"
+
+
+PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5E"
+    "rkJggg=="
+)
+
+
+def test_bad_fields_are_refused_at_once_with_one_line(rpc):
+    cases = [
+        ("prompt", {"message": "hi", "images": "a picture"}),
+        ("prompt", {"message": "hi", "images": [{"type": "image"}]}),
+        ("steer", {"message": "hi", "images": [{"data": 5, "mimeType": "image/png"}]}),
+        ("follow_up", {"message": "hi", "images": [None]}),
+        ("abort_and_prompt", {"message": "hi", "images": {"data": PIXEL}}),
+        ("set_host_tools", {"tools": [{"name": 3}]}),
+        ("get_messages_page", {"limit": "ten"}),
+        ("switch_session", {"sessionPath": 5}),
+        ("set_model", {"provider": ["x"], "modelId": {}}),
+    ]
+    for kind, fields in cases:
+        answer = rpc.request(kind, **fields)
+        assert answer["success"] is False, (kind, answer)
+        assert answer["command"] == kind
+        error = answer["error"]
+        assert error and "\n" not in error and "pydantic" not in error, (kind, error)
+    assert rpc.ok("get_state")["isStreaming"] is False
+
+
+def test_prompt_images_reach_the_user_message(rpc):
+    image = {"type": "image", "data": PIXEL, "mimeType": "image/png"}
+    frames = rpc.run("look at this", images=[image])
+    user = next(
+        f["message"]
+        for f in frames
+        if f["type"] == "message_start" and f["message"]["role"] == "user"
+    )
+    assert user["content"] == [{"type": "text", "text": "look at this"}, image]

@@ -31,6 +31,25 @@ def _text(frame: dict[str, Any], key: str = "message") -> str:
     return value
 
 
+def _images(frame: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """``images``: omp's ImageContent list, checked before the prompt is accepted."""
+    images = frame.get("images")
+    if images is None:
+        return None
+    shape = '`images` must be a list of {"type": "image", "data": <base64>, "mimeType": ...}'
+    if not isinstance(images, list):
+        raise OmpError(shape)
+    for image in images:
+        if (
+            not isinstance(image, dict)
+            or image.get("type", "image") != "image"
+            or not isinstance(image.get("data"), str)
+            or not isinstance(image.get("mimeType"), str)
+        ):
+            raise OmpError(shape)
+    return images
+
+
 def _choice(frame: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str:
     value = frame.get(key)
     if value not in allowed:
@@ -53,14 +72,14 @@ def _set_setting(session: Any, section: str, key: str, value: Any) -> None:
 
 
 async def prompt(server: Any, frame: dict[str, Any]) -> Any:
-    message = _text(frame)
+    message, images = _text(frame), _images(frame)
     behaviour = frame.get("streamingBehavior")
     if server.is_busy():
         if behaviour not in ("steer", "followUp"):
             raise OmpError(BUSY_PROMPT)
-        server.queue_message(message, frame.get("images"), behaviour)
+        server.queue_message(message, images, behaviour)
     else:
-        server.start_prompt(frame.get("id"), "prompt", message, frame.get("images"))
+        server.start_prompt(frame.get("id"), "prompt", message, images)
     return NO_DATA
 
 
@@ -73,18 +92,24 @@ async def follow_up(server: Any, frame: dict[str, Any]) -> Any:
 
 
 async def _queued(server: Any, frame: dict[str, Any], behaviour: str) -> Any:
-    message = _text(frame)
+    message, images = _text(frame), _images(frame)
     if server.is_busy():
-        server.queue_message(message, frame.get("images"), behaviour)
+        server.queue_message(message, images, behaviour)
     else:
-        server.start_prompt(frame.get("id"), frame["type"], message, frame.get("images"))
+        server.start_prompt(frame.get("id"), frame["type"], message, images)
+    return NO_DATA
+
+
+async def abort(server: Any, frame: dict[str, Any]) -> Any:
+    """Answered once the session is idle, so a prompt sent next is not refused as busy."""
+    await server.abort_and_wait()
     return NO_DATA
 
 
 async def abort_and_prompt(server: Any, frame: dict[str, Any]) -> Any:
-    message = _text(frame)
+    message, images = _text(frame), _images(frame)
     await server.abort_and_wait()
-    server.start_prompt(frame.get("id"), "abort_and_prompt", message, frame.get("images"))
+    server.start_prompt(frame.get("id"), "abort_and_prompt", message, images)
     return NO_DATA
 
 
@@ -343,6 +368,7 @@ COMMANDS: dict[str, Handler] = {
         "prompt",
         "steer",
         "follow_up",
+        "abort",
         "abort_and_prompt",
         "new_session",
         "switch_session",

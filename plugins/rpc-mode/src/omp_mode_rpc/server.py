@@ -1,11 +1,12 @@
 """The RPC server: stdin lines in, frames out (§2.1).
 
 A thread reads stdin so that a blocked read never stalls the event loop. Control
-frames (dialog answers, host tool progress and results, ``abort``) act at once; every
-other command waits its turn in one queue, in arrival order. ``prompt`` is answered
-when accepted and runs in the background, as does ``bash`` (so ``abort_bash`` can
-overtake it). On EOF open dialogs and host tool calls are rejected, accepted work is
-drained, and the mode returns 0.
+frames (dialog answers, host tool progress and results) act at once; every other
+command waits its turn in one queue, in arrival order (``abort`` too, as in omp: it
+stops what the commands before it started). ``prompt`` is answered when accepted and
+runs in the background, as does ``bash`` (so ``abort_bash`` can overtake it). On EOF
+open dialogs and host tool calls are rejected, accepted work is drained, and the mode
+returns 0.
 """
 
 from __future__ import annotations
@@ -26,6 +27,21 @@ from omp_mode_rpc.state import RpcError
 from omp_mode_rpc.ui import RpcUI
 
 CONTROL = ("extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result")
+
+
+def one_line(exc: BaseException) -> str:
+    """An error message for a response: one line (a validation error names each field
+    and what is wrong with it, without pydantic's links)."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors) and type(exc).__name__ == "ValidationError":
+        try:
+            return "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in errors()
+            )
+        except (TypeError, KeyError):
+            pass
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
 
 
 async def serve(session: Any, request: Any, writer: FrameWriter | None = None) -> int:
@@ -50,6 +66,10 @@ class RpcServer:
         self.retrying = False
         self.host_tools = HostTools(session.api, self.send)
         self._agent_starts = 0
+        self._aborts = 0
+        """Bumped by every abort: a prompt accepted before one never runs its turn."""
+        self._running_prompt: int | None = None
+        """The abort count when the prompt now in ``session.prompt`` was accepted."""
         self._prompts: set[asyncio.Future[Any]] = set()
         self._background: set[asyncio.Future[Any]] = set()
         self._bash_signals: set[AbortSignal] = set()
@@ -96,6 +116,8 @@ class RpcServer:
         kind = frame.get("type")
         if kind == "agent_start":
             self._agent_starts += 1
+            if self._running_prompt is not None and self._running_prompt != self._aborts:
+                self.session.agent.abort()  # aborted while its input hooks ran
         elif kind == "agent_end":
             frame.setdefault("isTerminal", True)
         elif kind == "auto_retry_start":
@@ -177,9 +199,6 @@ class RpcServer:
         kind = frame.get("type")
         if kind in CONTROL:
             self._control(kind, frame)
-        elif kind == "abort":
-            self.session.agent.abort()
-            self.respond(frame.get("id"), "abort")
         else:
             self._commands.put_nowait(frame)
 
@@ -209,9 +228,9 @@ class RpcServer:
         try:
             data = await handler(self, frame)
         except RpcError as exc:
-            self.respond(request_id, kind, error=str(exc), code=exc.code)
+            self.respond(request_id, kind, error=one_line(exc), code=exc.code)
         except Exception as exc:
-            self.respond(request_id, kind, error=str(exc) or type(exc).__name__)
+            self.respond(request_id, kind, error=one_line(exc))
         else:
             if data is not self.DEFERRED:
                 self.respond(request_id, kind, data)
@@ -222,17 +241,24 @@ class RpcServer:
         return self.session.agent.is_streaming or any(not t.done() for t in self._prompts)
 
     def start_prompt(self, request_id: Any, command: str, message: str, images: Any) -> None:
-        task = asyncio.ensure_future(self._prompt(request_id, command, message, images))
+        accepted = self._aborts
+        task = asyncio.ensure_future(self._prompt(request_id, command, message, images, accepted))
         self._prompts.add(task)
         task.add_done_callback(self._prompts.discard)
 
-    async def _prompt(self, request_id: Any, command: str, message: str, images: Any) -> None:
+    async def _prompt(
+        self, request_id: Any, command: str, message: str, images: Any, accepted: int
+    ) -> None:
         before = self._agent_starts
-        try:
-            await self.session.prompt(message, images or None, source="rpc")
-        except Exception as exc:
-            self.respond(request_id, command, error=str(exc) or type(exc).__name__)
-            return
+        if accepted == self._aborts:  # else aborted before it began: no turn
+            self._running_prompt = accepted
+            try:
+                await self.session.prompt(message, images or None, source="rpc")
+            except Exception as exc:
+                self.respond(request_id, command, error=one_line(exc))
+                return
+            finally:
+                self._running_prompt = None
         if self._agent_starts == before and command in ("prompt", "abort_and_prompt"):
             frame = {"type": "prompt_result", "agentInvoked": False}
             self.send({"id": request_id, **frame} if request_id is not None else frame)
@@ -246,7 +272,9 @@ class RpcServer:
         (agent.steer if behaviour == "steer" else agent.queue_follow_up)(queued)
 
     async def abort_and_wait(self) -> None:
-        """Stop the running prompt (if any) and wait until the session is idle."""
+        """Stop the running prompt (and any accepted one not yet begun) and wait until
+        the session is idle, as omp's ``session.abort()`` does."""
+        self._aborts += 1
         if self.is_busy():
             self.session.agent.abort()
         while pending := [t for t in self._prompts if not t.done()]:
@@ -272,7 +300,7 @@ class RpcServer:
         try:
             run = await execute(self.session, "bash", command, False, signal)
         except (OSError, OmpError) as exc:
-            self.respond(request_id, "bash", error=str(exc))
+            self.respond(request_id, "bash", error=one_line(exc))
             return
         finally:
             self._bash_signals.discard(signal)
