@@ -150,3 +150,23 @@ def test_a_failed_branch_summary_leaves_the_session_where_it_was(make_session, o
         omp_harness.run(session, f"/tree {first_reply} --summarize")  # modes print one line
     assert path.read_bytes() == before and session.session_file.leaf_id == leaf
     assert [m.role for m in session.agent.messages] == ["user", "assistant"] * 2
+
+
+def test_a_long_abandoned_branch_is_summarised_from_its_newest_messages(make_session, omp_harness):
+    (omp_harness.agent_dir / "settings.json").write_text(
+        json.dumps({"branchSummary": {"reserveTokens": 600}})
+    )
+    filler = "lorem ipsum dolor sit amet " * 30  # ~200 tokens a reply
+    replies = [{"text": "one"}] + [{"text": f"step {n}: {filler}"} for n in range(6)]
+    session, provider, path = _session(make_session, omp_harness, replies)
+    omp_harness.run(session, "first", *(f"prompt {n}" for n in range(6)))
+    first_reply = next(
+        e["id"]
+        for e in _lines(path)
+        if e["type"] == "message" and e["message"]["role"] == "assistant"
+    )
+    omp_harness.run(session, f"/tree {first_reply} --summarize")
+    prompt = texts(provider.requests[-1])[0]
+    assert "step 5:" in prompt and "prompt 5" in prompt  # the newest part of the branch
+    assert "prompt 0" not in prompt and "step 0:" not in prompt  # past the 400-token budget
+    assert next(e for e in _lines(path) if e["type"] == "branch_summary")

@@ -211,6 +211,15 @@ _ENTRIES = [
         choices=("refuse", "attach"),
     ),
     _s(
+        "branchSummary.reserveTokens",
+        "integer",
+        None,
+        "a /tree --summarize summary reads the branch up to the window less this "
+        "(default max(16384, 15%))",
+        nullable=True,
+        minimum=0,
+    ),
+    _s(
         "stream.firstEventTimeoutMs",
         "integer",
         90_000,
