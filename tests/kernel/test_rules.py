@@ -191,3 +191,16 @@ def test_a_resumed_session_does_not_attach_a_rule_it_already_has(make_session, o
     omp_harness.run(session, "again")
     last = texts(provider.requests[1])[-1]
     assert "x = 1" in last and "Type hints always." not in last
+
+
+def test_a_glob_rule_is_attached_when_a_matching_file_is_written(make_session, omp_harness):
+    cwd = omp_harness.cwd
+    write(cwd / ".cursor" / "rules" / "ts.mdc", "---\nglobs: src/**/*.ts\n---\nNever use any.\n")
+    calls = [
+        {"calls": [("write", {"path": "src/new.ts", "content": "let y = 2;\n"})]},
+        {"text": "done"},
+    ]
+    session, provider = make_session(calls)
+    omp_harness.run(session, "create src/new.ts")
+    assert (cwd / "src" / "new.ts").read_text() == "let y = 2;\n"
+    assert "Never use any." in texts(provider.requests[1])[-1]
