@@ -1,0 +1,191 @@
+"""The mode's slash commands in a real terminal (tmux): /model and /thinking pickers,
+/session, /name (and the terminal title), /new, /fork, /compact, /hotkeys, /reload,
+/quit - each as a user would see it."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+THINKING_MODELS = {
+    "providers": {
+        "mine": {
+            "baseUrl": "http://127.0.0.1:9/v1",
+            "api": "openai-completions",
+            "apiKey": "test-key",
+            "models": [
+                {"id": "alpha", "name": "Alpha model", "reasoning": True},
+                {"id": "beta", "name": "Beta model", "reasoning": True},
+            ],
+        }
+    }
+}
+DESCRIBED_PLUGIN = textwrap.dedent(
+    """
+    import omp
+    from omp.contrib import Command
+
+
+    async def hello(args, ctx):
+        ctx.ui.notify("hello there")
+
+
+    @omp.hookimpl
+    def omp_register_commands(api):
+        return [Command("hello", "DESCRIPTION", hello)]
+    """
+)
+
+
+def answer(text: str, **more) -> dict:
+    return {"text": text, **more}
+
+
+def run_command(terminal, command: str) -> None:
+    terminal.type(command)
+    terminal.wait_for(f"> {command}", whole=False)
+    terminal.send("Enter")
+
+
+def pane_title(terminal) -> str:
+    return terminal.tmux("display-message", "-p", "-t", "omp", "#{pane_title}").strip()
+
+
+def test_model_without_a_name_opens_a_picker_and_sets_the_footer(terminal, omp_cli):
+    (omp_cli.agent_dir / "models.json").write_text(json.dumps(THINKING_MODELS))
+    terminal.start("--model", "mine/alpha").ready("mine/alpha")
+    run_command(terminal, "/model")
+    terminal.wait_for("Model")
+    terminal.wait_for("Beta model")
+    terminal.type("beta")
+    terminal.send("Enter")
+    terminal.wait_for("model: mine/beta")
+    terminal.wait_for(lambda s: "mine/beta" in s.rstrip().splitlines()[-1], whole=False)
+
+
+def test_thinking_without_a_level_opens_a_picker(terminal, omp_cli):
+    (omp_cli.agent_dir / "models.json").write_text(json.dumps(THINKING_MODELS))
+    terminal.start("--model", "mine/alpha").ready("mine/alpha")
+    run_command(terminal, "/thinking")
+    terminal.wait_for("Thinking level")
+    terminal.type("high")
+    terminal.send("Enter")
+    terminal.wait_for("thinking: high")
+    terminal.wait_for(lambda s: s.rstrip().endswith("high"), whole=False)
+    run_command(terminal, "/thinking sideways")
+    terminal.wait_for("unknown thinking level 'sideways'")
+
+
+def test_session_shows_file_id_counts_and_cost(terminal, omp_cli):
+    usage = {"input": 1200, "output": 340}
+    terminal.start("--script", omp_cli.script([answer("counted", usage=usage)])).ready()
+    terminal.type("count this")
+    terminal.send("Enter")
+    terminal.wait_for("counted")
+    run_command(terminal, "/session")
+    screen = terminal.wait_for("cost:")
+    [session_file] = omp_cli.session_files()
+    assert f"file:{session_file}" in "".join(screen.split())
+    assert "id: " in screen
+    assert "1 assistant" in screen and "1 user" in screen
+    assert "1200 in, 340 out" in screen
+
+
+def test_name_sets_the_session_name_and_the_terminal_title(terminal, omp_cli):
+    terminal.start("--script", omp_cli.script([answer("unused")])).ready()
+    terminal.wait_for(lambda s: pane_title(terminal).startswith("omp: "), 5)
+    run_command(terminal, "/name Pelican survey")
+    terminal.wait_for(lambda s: pane_title(terminal) == "omp: Pelican survey", 5)
+
+
+def test_new_starts_an_empty_session(terminal, omp_cli):
+    script = omp_cli.script(
+        [
+            {
+                "choose": [
+                    answer("first session answer", when="in the first"),
+                    answer("second session answer", when="in the second"),
+                ]
+            }
+        ]
+    )
+    terminal.start("--script", script).ready()
+    terminal.type("in the first")
+    terminal.send("Enter")
+    terminal.wait_for("first session answer")
+    run_command(terminal, "/new")
+    terminal.wait_for("new session")
+    terminal.type("in the second")
+    terminal.send("Enter")
+    terminal.wait_for("second session answer")
+    run_command(terminal, "/session")
+    screen = terminal.wait_for("cost:")
+    assert "messages: 1 assistant, 1 user" in screen.split("second session answer")[-1]
+    assert len(omp_cli.session_files()) == 2
+
+
+def test_fork_continues_in_a_new_session_file(terminal, omp_cli):
+    script = omp_cli.script([answer("before the fork"), answer("after the fork")])
+    terminal.start("--script", script).ready()
+    terminal.type("one")
+    terminal.send("Enter")
+    terminal.wait_for("before the fork")
+    run_command(terminal, "/fork")
+    terminal.wait_for(lambda s: len(omp_cli.session_files()) == 2)
+    terminal.type("two")
+    terminal.send("Enter")
+    terminal.wait_for("after the fork")
+    newest = max(omp_cli.session_files(), key=lambda p: p.stat().st_mtime)
+    texts = [omp_cli.text_of(m) for m in omp_cli.messages_of(omp_cli.read_session(newest))]
+    assert "before the fork" in texts and "after the fork" in texts
+
+
+def test_compact_summarises_and_says_so(terminal, omp_cli):
+    settings = {"compaction": {"keepRecentTokens": 10}}
+    (omp_cli.agent_dir / "settings.json").write_text(json.dumps(settings))
+    script = omp_cli.script(
+        [
+            answer("a long first answer " * 20),
+            answer("a long second answer " * 20),
+            answer("THE SUMMARY of the talk so far"),
+        ]
+    )
+    terminal.start("--script", script).ready()
+    for prompt, reply in (("talk", "a long first answer"), ("more", "a long second answer")):
+        terminal.type(prompt)
+        terminal.send("Enter")
+        terminal.wait_for(reply)
+        terminal.wait_for(lambda s: "esc to interrupt" not in s, whole=False)
+    run_command(terminal, "/compact")
+    terminal.wait_for("compacted the context:", 15)
+
+
+def test_hotkeys_lists_the_keys(terminal, omp_cli):
+    terminal.start("--script", omp_cli.script([answer("unused")])).ready()
+    run_command(terminal, "/hotkeys")
+    screen = terminal.wait_for("ctrl+o")
+    for key in ("esc", "ctrl+c", "ctrl+d", "ctrl+p", "shift+tab", "alt+enter"):
+        assert key in screen
+
+
+def test_quit_exits(terminal, omp_cli):
+    terminal.start("--script", omp_cli.script([answer("unused")])).ready()
+    run_command(terminal, "/quit")
+    terminal.wait_for("[exit 0]")
+
+
+def test_reload_reads_plugins_again_and_stays_in_the_session(terminal, omp_cli):
+    extension = omp_cli.extension(DESCRIBED_PLUGIN.replace("DESCRIPTION", "old words"), "d.py")
+    script = omp_cli.script([answer("kept across the reload")])
+    terminal.start("--script", script, "-e", extension).ready()
+    terminal.type("remember")
+    terminal.send("Enter")
+    terminal.wait_for("kept across the reload")
+    extension.write_text(DESCRIBED_PLUGIN.replace("DESCRIPTION", "new words"))
+    run_command(terminal, "/reload")
+    terminal.wait_for(lambda s: s.count("kept across the reload") >= 2, 15)
+    terminal.ready()
+    run_command(terminal, "/help")
+    screen = terminal.wait_for("new words")
+    assert len(omp_cli.session_files()) == 1
+    assert "[exit" not in screen
