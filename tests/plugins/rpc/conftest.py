@@ -33,6 +33,8 @@ SCRIPT = [
     {"after_tool": "slow", "text": "slow done", "repeat": True},
     {"after_tool": "ask", "text": "asked", "repeat": True},
     {"after_tool": "echo_host", "text": "host done", "repeat": True},
+    {"after_tool": "dialogs", "text": "dialogs done", "repeat": True},
+    {"when": "DIALOGS", "tool_calls": [{"name": "dialogs", "arguments": {}}], "repeat": True},
     {"after_tool": "forbidden_host", "text": "forbidden done", "repeat": True},
     {
         "when": "QUICKASK",
@@ -98,7 +100,13 @@ class RpcClient:
     """One ``omp --mode rpc`` process: send frames, wait for the ones you expect."""
 
     def __init__(
-        self, root: Path, *args: str, mode: str = "rpc", settings: dict[str, Any] | None = None
+        self,
+        root: Path,
+        *args: str,
+        mode: str = "rpc",
+        settings: dict[str, Any] | None = None,
+        models: dict[str, Any] | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.root = root
         self.cwd = root / "work"
@@ -106,6 +114,8 @@ class RpcClient:
             folder.mkdir(parents=True, exist_ok=True)
         if settings is not None:
             (root / "agent" / "settings.json").write_text(json.dumps(settings))
+        if models is not None:  # models.json: providers beside the scripted one
+            (root / "agent" / "models.json").write_text(json.dumps({"providers": models}))
         self.script = write_script(root / "script.jsonl", SCRIPT)
         self.stderr_path = root / "stderr.txt"
         self.frames: list[dict[str, Any]] = []
@@ -130,7 +140,7 @@ class RpcClient:
                     *args,
                 ],
                 cwd=self.cwd,
-                env=environment(root),
+                env={**environment(root), **(env or {})},
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=stderr,
@@ -275,8 +285,8 @@ def fresh_rpc(tmp_path: Path):
     """A process of its own, for tests that change the protocol or end the process."""
     clients: list[RpcClient] = []
 
-    def start(*args: str, mode: str = "rpc", settings: dict[str, Any] | None = None) -> RpcClient:
-        client = RpcClient(tmp_path / f"p{len(clients)}", *args, mode=mode, settings=settings)
+    def start(*args: str, mode: str = "rpc", **options: Any) -> RpcClient:
+        client = RpcClient(tmp_path / f"p{len(clients)}", *args, mode=mode, **options)
         clients.append(client)
         return client
 

@@ -42,7 +42,16 @@ def omp_register_tools(api):
         )
         return ToolResult.text(f"confirmed={confirmed} has_ui={ctx.has_ui}")
 
+    async def dialogs(call_id, params, signal, on_update, ctx):
+        options = [{"label": "red", "description": "warm"}, "blue"]
+        picked = await ctx.ui.select("Pick one", options, timeout=30, signal=signal)
+        typed = await ctx.ui.input("Branch name", "feature/...", signal=signal)
+        edited = await ctx.ui.editor("Edit message", "draft", signal=signal)
+        ctx.ui.set_title("a title for the host")
+        return ToolResult.text(f"picked={picked} typed={typed} edited={edited}")
+
     return [
+        Tool(name="dialogs", description="Asks three ways", parameters=NoArgs, execute=dialogs),
         Tool(name="big", description="A huge result", parameters=NoArgs, execute=big),
         Tool(name="slow", description="Takes a while", parameters=SlowArgs, execute=slow),
         Tool(name="ask", description="Asks the user", parameters=AskArgs, execute=ask),
@@ -53,6 +62,12 @@ def omp_register_tools(api):
 def omp_session_start(ctx):
     print("a plugin printing to stdout must not corrupt the protocol")
     sys.stdout.flush()
+
+
+@omp.hookimpl
+def omp_input(event):
+    if event.text.startswith("HOOKFAIL"):
+        raise RuntimeError("the test hook failed")
 
 
 @omp.hookimpl

@@ -184,7 +184,8 @@ def test_rpc_ui_mode_tells_tools_there_is_a_ui(fresh_rpc):
     assert end["result"]["content"][0]["text"] == "confirmed=False has_ui=True"
 
 
-def test_abort_right_after_a_prompt_stops_that_prompt(rpc):
+def test_abort_right_after_a_prompt_stops_that_prompt(fresh_rpc):
+    rpc = fresh_rpc()  # its own: no earlier tool result left for the script to answer
     # Both lines in one write: the abort is read before the prompt's run can begin.
     start = rpc.mark()
     rpc.send(
@@ -222,3 +223,84 @@ def test_a_prompt_sent_right_after_abort_is_accepted(rpc):
         lambda f: f["type"] == "agent_end" and f["messages"][0].get("content") == "hello after",
         start,
     )
+
+
+def test_select_input_and_editor_round_trip(rpc):
+    start = rpc.mark()
+    rpc.request("prompt", message="DIALOGS please")
+
+    def asked(method):
+        return rpc.wait_for(
+            lambda f: f["type"] == "extension_ui_request" and f["method"] == method, start
+        )
+
+    select = asked("select")
+    assert (select["title"], select["options"], select["timeout"]) == (
+        "Pick one",
+        ["red", "blue"],
+        30000,
+    )
+    assert select["optionDetails"] == [{"description": "warm"}, {}]
+    rpc.send({"type": "extension_ui_response", "id": select["id"], "value": "red"})
+    typed = asked("input")
+    assert (typed["title"], typed["placeholder"]) == ("Branch name", "feature/...")
+    assert "timeout" not in typed
+    rpc.send({"type": "extension_ui_response", "id": typed["id"], "value": "feature/rpc"})
+    editor = asked("editor")
+    assert (editor["title"], editor["prefill"]) == ("Edit message", "draft")
+    rpc.send({"type": "extension_ui_response", "id": editor["id"], "cancelled": True})
+    end = rpc.wait_for(lambda f: f["type"] == "tool_execution_end", start)
+    assert end["result"]["content"][0]["text"] == "picked=red typed=feature/rpc edited=None"
+    rpc.wait_for(lambda f: f["type"] == "agent_end", start)
+    # setTitle is only sent with PI_RPC_EMIT_TITLE=1, as in omp
+    assert not any(f.get("method") == "setTitle" for f in rpc.since(start))
+
+
+def test_abort_and_prompt_replaces_the_running_prompt(rpc):
+    start = rpc.mark()
+    rpc.request("prompt", message="DELAY to be replaced")
+    rpc.wait_for(lambda f: f["type"] == "agent_start", start)
+    answer = rpc.request("abort_and_prompt", message="instead this")
+    assert answer["success"] is True and "data" not in answer
+    second = rpc.wait_for(
+        lambda f: f["type"] == "agent_end" and f["messages"][0].get("content") == "instead this",
+        start,
+    )
+    assert second["messages"][-1]["content"][0]["text"] == "Hello from the script"
+    first = next(f for f in rpc.since(start) if f["type"] == "agent_end")
+    assert first["messages"][-1]["stopReason"] == "aborted"
+
+
+def test_a_failing_hook_is_reported_as_an_extension_error_frame(rpc):
+    frames = rpc.run("HOOKFAIL and go on")
+    [error] = [f for f in frames if f["type"] == "extension_error"]
+    assert set(error) == {"type", "extensionPath", "event", "error"}
+    assert error["event"] == "input"
+    assert "the test hook failed" in error["error"] and "\n" not in error["error"]
+    assert "rpc_extension" in error["extensionPath"]  # the plugin's name (ext:rpc_extension)
+
+
+def test_set_title_is_sent_when_the_host_asks_for_titles(fresh_rpc):
+    client = fresh_rpc(env={"PI_RPC_EMIT_TITLE": "1"})
+    start = client.mark()
+    client.request("prompt", message="DIALOGS with title")
+    for method in ("select", "input", "editor"):
+        asked = client.wait_for(lambda f, m=method: f.get("method") == m, start)
+        client.send({"type": "extension_ui_response", "id": asked["id"], "cancelled": True})
+    title = client.wait_for(lambda f: f.get("method") == "setTitle", start)
+    assert title["title"] == "a title for the host"
+    client.wait_for(lambda f: f["type"] == "agent_end", start)
+
+
+def test_abort_withdraws_an_open_dialog(rpc):
+    # Last: the aborted tool's result is left without a reply, which the script's
+    # after_tool lines would answer in the next test.
+    start = rpc.mark()
+    rpc.request("prompt", message="ASK and abort")
+    ask = rpc.wait_for(lambda f: f.get("method") == "confirm", start)
+    assert rpc.ok("abort") is None
+    cancel = rpc.wait_for(lambda f: f.get("method") == "cancel", start)
+    assert cancel["type"] == "extension_ui_request" and cancel["targetId"] == ask["id"]
+    end = rpc.wait_for(lambda f: f["type"] == "tool_execution_end", start)
+    assert end["result"]["content"][0]["text"].startswith("confirmed=False")
+    rpc.wait_for(lambda f: f["type"] == "agent_end", start)
