@@ -79,13 +79,21 @@ def test_a_slow_server_does_not_hold_the_first_prompt_and_joins_when_ready(omp_h
         def omp_context(self, api):
             offered.append((time.monotonic(), api.get_active_tools()))
 
-    waits = [4.0]
+    waits = [True]
 
     async def first_prompt_only(session):
+        """Hold the first prompt until the slow server's tools joined (at most 30 s;
+        the server sleeps 1.5 s, then the SDK starts: longer on a loaded machine)."""
         import asyncio
 
-        if waits:
-            await asyncio.sleep(waits.pop())
+        if not waits:
+            return
+        waits.pop()
+        for _ in range(600):
+            manager = session.plugin_state.get("omp-mcp")
+            if manager is not None and "mcp__slow__shout" in manager.tools:
+                return
+            await asyncio.sleep(0.05)
 
     session = omp_harness.session([Spy()], script=[{"text": "first"}, {"text": "second"}])
     started = time.monotonic()

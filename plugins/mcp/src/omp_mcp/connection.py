@@ -8,7 +8,10 @@ omp is told to stop the group dies with it; the SDK closes it on a normal exit.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import sys
 import tempfile
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
@@ -24,6 +27,44 @@ STDERR_TAIL_BYTES = 2000
 MAX_BACKOFF_S = 30.0
 
 Notify = Callable[["Connection", Any], Awaitable[None] | None]
+SDK_MODULES = (
+    "mcp",
+    "mcp.client.stdio",
+    "mcp.client.sse",
+    "mcp.client.streamable_http",
+    "mcp.client.auth",
+)
+_sdk_lock = threading.Lock()
+_sdk_import: concurrent.futures.Future[None] | None = None
+
+
+async def sdk_loaded() -> None:
+    """Import the SDK in one worker thread: its import (0.3-1.5 s) must not hold the
+    event loop, and with it the first prompt, past the startup gate. One thread for
+    every connection, so no two threads import the same half-loaded modules."""
+    global _sdk_import
+    if all(name in sys.modules for name in SDK_MODULES):
+        return
+    with _sdk_lock:
+        if _sdk_import is None:
+            _sdk_import = concurrent.futures.Future()
+            threading.Thread(
+                target=_import_sdk, args=(_sdk_import,), name="omp-mcp-import", daemon=True
+            ).start()
+        work = _sdk_import
+    await asyncio.wrap_future(work)
+
+
+def _import_sdk(outcome: concurrent.futures.Future[None]) -> None:
+    import importlib
+
+    try:
+        for name in SDK_MODULES:
+            importlib.import_module(name)
+    except BaseException as exc:  # reported by every connection waiting for it
+        outcome.set_exception(exc)
+    else:
+        outcome.set_result(None)
 
 
 class ServerDown(Exception):
@@ -42,10 +83,13 @@ class Connection:
         startup_timeout: float = 30.0,
         on_notification: Notify | None = None,
         auth: Any = None,
+        auth_factory: Callable[[], Any] | None = None,
     ) -> None:
         self.config = config
         self.auth = auth
         """An httpx auth (the SDK's OAuthClientProvider) for remote servers, or None."""
+        self.auth_factory = auth_factory
+        """Makes ``auth`` once the SDK is loaded (it needs the SDK's modules)."""
         self._refused: int | None = None
         self.request_timeout = config.timeout or request_timeout
         self.startup_timeout = startup_timeout
@@ -102,11 +146,18 @@ class Connection:
         self._close_stderr()
 
     async def _run(self) -> None:
-        from mcp import ClientSession
-
         if self.config.problems:
             self._fail("; ".join(self.config.problems))
             return
+        try:
+            await sdk_loaded()
+        except Exception as exc:
+            self._fail(f"the mcp SDK does not load: {describe_error(exc)}")
+            return
+        from mcp import ClientSession
+
+        if self.auth is None and self.auth_factory is not None:
+            self.auth = self.auth_factory()
         self._close_stderr()
         self._stderr = tempfile.TemporaryFile(  # noqa: SIM115 - lives as long as the server
             "w+", encoding="utf-8", errors="replace"

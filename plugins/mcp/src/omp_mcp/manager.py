@@ -64,9 +64,7 @@ class McpManager:
                 config,
                 request_timeout=self.request_timeout,
                 on_notification=self._on_notification,
-                auth=stored_provider(config, Path(self.api.agent_dir))
-                if config.transport != "stdio"
-                else None,
+                auth_factory=self._auth_factory(config),
             )
             self.connections[config.name] = connection
             connection.start()
@@ -79,6 +77,12 @@ class McpManager:
         for future in pending:
             self._watch(future, waits[future])
         self.deferred.apply()
+
+    def _auth_factory(self, config: ServerConfig) -> Any:
+        if config.transport == "stdio":
+            return None
+        agent_dir = Path(self.api.agent_dir)
+        return lambda: stored_provider(config, agent_dir)
 
     def _watch(self, future: asyncio.Future[Any], connection: Connection) -> None:
         async def join() -> None:
