@@ -84,6 +84,12 @@ def test_get_state_has_every_rpc_session_state_field(rpc):
         "immediate",
     )
     assert set(state["contextUsage"]) == {"tokens", "contextWindow", "percent"}
+    tools = {t["name"]: t for t in state["dumpTools"]}
+    assert {"read", "bash", "slow", "ask"} <= set(tools)
+    assert set(tools["slow"]) == {"name", "description", "parameters"}
+    assert tools["slow"]["description"] == "Takes a while"
+    assert tools["slow"]["parameters"]["type"] == "object"
+    assert set(tools["slow"]["parameters"]["properties"]) == {"n", "seconds"}
 
 
 def test_queue_and_interrupt_modes(rpc):
@@ -193,6 +199,9 @@ def test_session_name_commands_and_export(rpc):
     names = {c["name"] for c in commands}
     assert {"compact", "export"} <= names
     assert all(c["source"] for c in commands)
+    by_name = {c["name"]: c for c in commands}
+    assert by_name["name"]["input"] == {"hint": "[NAME]"}  # the command's argument hint
+    assert set(by_name["name"]) == {"name", "description", "input", "source"}
     startup = rpc.frames[1:4]
     assert any(f["type"] == "available_commands_update" for f in startup)
     target = rpc.cwd / "out" / "transcript.html"
@@ -225,7 +234,10 @@ def test_branch_new_and_switch_session(rpc):
     assert branched == {"text": user[-1]["text"], "cancelled": False}
     assert rpc.ok("get_state")["sessionId"] != old["sessionId"]
 
+    start = rpc.mark()
     assert rpc.ok("new_session") == {"cancelled": False}
+    # as omp: a new session announces its commands again
+    assert any(f["type"] == "available_commands_update" for f in rpc.since(start))
     fresh = rpc.ok("get_state")
     assert fresh["messageCount"] == 0 and fresh["sessionId"] != old["sessionId"]
     rpc.run("hello in the new session")

@@ -113,17 +113,24 @@ async def abort_and_prompt(server: Any, frame: dict[str, Any]) -> Any:
     return NO_DATA
 
 
+def _changed(server: Any, data: dict[str, Any]) -> dict[str, Any]:
+    """As omp: a session change that went ahead announces the commands again."""
+    if not data["cancelled"]:
+        server.announce_commands()
+    return data
+
+
 async def new_session(server: Any, frame: dict[str, Any]) -> Any:
     await server.abort_and_wait()
     result = await server.session.new_session(frame.get("parentSession"))
-    return {"cancelled": bool(result.get("cancelled"))}
+    return _changed(server, {"cancelled": bool(result.get("cancelled"))})
 
 
 async def switch_session(server: Any, frame: dict[str, Any]) -> Any:
     path = _text(frame, "sessionPath")
     await server.abort_and_wait()
     result = await server.session.switch_session(path)
-    return {"cancelled": bool(result.get("cancelled"))}
+    return _changed(server, {"cancelled": bool(result.get("cancelled"))})
 
 
 async def branch(server: Any, frame: dict[str, Any]) -> Any:
@@ -137,7 +144,7 @@ async def branch(server: Any, frame: dict[str, Any]) -> Any:
     await server.abort_and_wait()
     result = await server.session.fork(entry_id, "before")
     text = result.get("editor_text") or state._text(message.get("content"))
-    return {"text": text, "cancelled": bool(result.get("cancelled"))}
+    return _changed(server, {"text": text, "cancelled": bool(result.get("cancelled"))})
 
 
 # -- state, model, thinking -----------------------------------------------------------

@@ -126,6 +126,10 @@ class RpcServer:
             self.retrying = False
         self.send(frame)
 
+    def announce_commands(self) -> None:
+        """``available_commands_update``: at startup and after the session changed."""
+        self.send({"type": "available_commands_update", "commands": self.available_commands()})
+
     def available_commands(self) -> list[dict[str, Any]]:
         out = []
         for name, command in sorted(self.session.commands.items()):
@@ -133,6 +137,9 @@ class RpcServer:
             description = getattr(command, "description", "")
             if description:
                 entry["description"] = description
+            hint = getattr(command, "argument_hint", None)
+            if hint:
+                entry["input"] = {"hint": hint}
             entry["source"] = "extension"
             out.append(entry)
         return out
@@ -146,7 +153,7 @@ class RpcServer:
         if isinstance(self.session.ui, RpcUI):
             self.session.ui.attach(self.send)
         await self.session.start()
-        self.send({"type": "available_commands_update", "commands": self.available_commands()})
+        self.announce_commands()
         self._start_reader(asyncio.get_running_loop())
         worker = asyncio.ensure_future(self._work())
         try:

@@ -102,6 +102,7 @@ def get_state(session: Any, compacting: bool) -> dict[str, Any]:
         "queuedMessageCount": len(agent.steering) + len(agent.follow_up),
         "todoPhases": todo_phases(session),
         "systemPrompt": list(session.effective_system_prompt or session.system_prompt_sections),
+        "dumpTools": [tool.spec() for tool in agent.tools.active()],
         "contextUsage": context_usage(session),
     }
     return {k: v for k, v in state.items() if v is not None or k == "tokensPerSecond"}
