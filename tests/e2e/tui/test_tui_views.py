@@ -124,7 +124,7 @@ def test_ctrl_j_alt_enter_and_shift_enter_insert_newlines_and_enter_sends_all_li
     terminal.wait_for("four lines arrived")
 
 
-def test_ctrl_o_expands_a_long_tool_result(terminal, omp_cli):
+def test_ctrl_o_expands_a_long_command_output_shown_by_its_last_lines(terminal, omp_cli):
     command = "for i in $(seq 1 40); do echo output-line-$i; done"
     script = omp_cli.script(
         [
@@ -136,11 +136,11 @@ def test_ctrl_o_expands_a_long_tool_result(terminal, omp_cli):
     terminal.type("list")
     terminal.send("Enter")
     screen = terminal.wait_for("listed them")
-    assert "output-line-5" in screen and "35 more lines (Ctrl+O to expand)" in screen
-    assert "output-line-6" not in screen
+    assert "… 35 earlier lines (Ctrl+O to expand)\n     output-line-36" in screen
+    assert "output-line-40" in screen and "output-line-20" not in screen
     terminal.send("C-o")
-    screen = terminal.wait_for("output-line-40")
-    assert "output-line-20" in screen
+    screen = terminal.wait_for("output-line-20")
+    assert "output-line-1\n" in screen
 
 
 def test_thinking_shows_dimmed_and_ctrl_t_hides_it(terminal, omp_cli):
@@ -228,3 +228,18 @@ def test_piped_stdin_runs_once_and_exits(terminal, omp_cli):
     terminal.start("--script", script, shell_suffix=" < question.txt")
     screen = terminal.wait_for("[exit 0]")
     assert "answered the pipe" in screen and "esc to interrupt" not in screen
+
+
+def test_a_failing_command_with_long_output_shows_its_exit_code(terminal, omp_cli):
+    command = "for i in $(seq 1 30); do echo build-step-$i; done; exit 4"
+    script = omp_cli.script(
+        [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]},
+            answer("it failed"),
+        ]
+    )
+    terminal.start("--script", script).ready()
+    terminal.type("build")
+    terminal.send("Enter")
+    screen = terminal.wait_for("it failed")
+    assert "Exit code: 4" in screen and "build-step-30" in screen

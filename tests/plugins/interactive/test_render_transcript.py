@@ -86,11 +86,33 @@ def test_tool_call_is_one_line_with_a_compact_result_that_expands(recorded):
     lines = screen.text.split("\n")
     call = next(line for line in lines if line.startswith("● bash"))
     assert call == f"● bash $ {command}"
-    assert "row 1" in screen.text and "row 5" in screen.text and "row 6" not in screen.text
-    assert "… 3 more lines (Ctrl+O to expand)" in screen.text
+    # bash shows its last lines, where a failure says what went wrong
+    assert "row 4" in screen.text and "row 8" in screen.text and "row 3" not in screen.text
+    assert screen.text.index("… 3 earlier lines (Ctrl+O to expand)") < screen.text.index("row 4")
     screen.transcript.set_tools_expanded(True)
-    assert "row 8" in screen.text
-    assert screen.text.count("row 8") == 1
+    assert "row 1" in screen.text
+    assert screen.text.count("row 8") == 2
+
+
+def test_a_failing_command_shows_its_exit_code_under_long_output(recorded):
+    command = "for i in $(seq 1 30); do echo step $i; done; exit 3"
+    events = recorded(
+        [{"tool_calls": [{"name": "bash", "arguments": {"command": command}}]}, {"text": "ok"}]
+    ).events
+    text = Screen().play(events).text
+    assert "Exit code: 3" in text
+    assert "step 30" in text and "step 1\n" not in text
+
+
+def test_other_tools_show_their_first_lines(recorded):
+    listing = "".join(f"entry {n}\n" for n in range(1, 21))
+    events = recorded(
+        [{"tool_calls": [{"name": "read", "arguments": {"path": "listing.txt"}}]}, {"text": "ok"}],
+        **{"listing.txt": listing},
+    ).events
+    text = Screen().play(events).text
+    assert "entry 1" in text and "entry 20" not in text
+    assert "more lines (Ctrl+O to expand)" in text
 
 
 def test_bash_output_streams_in_the_live_tail(recorded):

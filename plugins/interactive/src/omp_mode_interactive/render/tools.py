@@ -1,6 +1,6 @@
 """A tool call as one line (its name and the arguments that say what it does) and its
-result: a few first lines, or all of them when expanded; an edit's result is its
-unified diff, coloured."""
+result: a few first lines (a command's last ones, where its exit code and errors are),
+or all of them when expanded; an edit's result is its unified diff, coloured."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from omp_mode_interactive.render.width import sanitize, text_width, truncate, wr
 
 COMPACT_LINES = 5
 COMPACT_DIFF_LINES = 16
+TAIL_FIRST = frozenset({"bash"})
+"""Tools whose compact result is their last lines (as the live view shows them)."""
 BULLET = "● "
 RESULT_FIRST = "  ⎿  "
 RESULT_NEXT = "     "
@@ -111,9 +113,11 @@ def result_lines(
     text = sanitize(result_text(result)).rstrip("\n")
     if not text.strip():
         text = "(no output)" if name == "bash" else "(empty)"
-    lines, cut = _fit(text.split("\n"), width, expanded, COMPACT_LINES)
+    tail = name in TAIL_FIRST
+    lines, cut = _fit(text.split("\n"), width, expanded, COMPACT_LINES, tail=tail)
     role = "error" if is_error else "muted"
-    return _indent([theme.paint(line, role) for line in lines], cut, theme), bool(cut)
+    painted = [theme.paint(line, role) for line in lines]
+    return _indent(painted, cut, theme, earlier=tail), bool(cut)
 
 
 def live_output_lines(text: str, theme: Theme, width: int, count: int) -> list[str]:
@@ -126,24 +130,26 @@ def live_output_lines(text: str, theme: Theme, width: int, count: int) -> list[s
     return [(RESULT_FIRST if i == 0 else RESULT_NEXT) + line for i, line in enumerate(out)]
 
 
-def _fit(lines: list[str], width: int, expanded: bool, limit: int) -> tuple[list[str], int]:
+def _fit(
+    lines: list[str], width: int, expanded: bool, limit: int, *, tail: bool = False
+) -> tuple[list[str], int]:
     """Lines fitted to the width (cut when compact, folded when expanded), the count
-    of those left out."""
+    of those left out (the first ones when ``tail``)."""
     room = max(10, width - text_width(RESULT_FIRST))
     if expanded:
         return [piece for line in lines for piece in wrap(line, room)], 0
-    shown = lines[:limit]
+    shown = lines[-limit:] if tail else lines[:limit]
     return [truncate(line, room) for line in shown], len(lines) - len(shown)
 
 
-def _indent(lines: list[str], cut: int, theme: Theme) -> list[str]:
-    out = [(RESULT_FIRST if i == 0 else RESULT_NEXT) + line for i, line in enumerate(lines)]
+def _indent(lines: list[str], cut: int, theme: Theme, *, earlier: bool = False) -> list[str]:
+    """The result under its call line; the note of what was cut goes where it was cut."""
     if cut:
         plural = "s" if cut != 1 else ""
-        out.append(
-            RESULT_NEXT + theme.paint(f"… {cut} more line{plural} (Ctrl+O to expand)", "dim")
-        )
-    return out
+        where = "earlier" if earlier else "more"
+        note = theme.paint(f"… {cut} {where} line{plural} (Ctrl+O to expand)", "dim")
+        lines = [note, *lines] if earlier else [*lines, note]
+    return [(RESULT_FIRST if i == 0 else RESULT_NEXT) + line for i, line in enumerate(lines)]
 
 
 def _diff_body(diff: str) -> list[str]:
