@@ -96,7 +96,7 @@ async def summarise(
     window = model.context_window or 0
     reserve = session.settings.get("branchSummary.reserveTokens")
     if not isinstance(reserve, int) or reserve < 0:  # omp's default, capped for small windows
-        reserve = min(max(DEFAULT_RESERVE, window * 15 // 100), window // 4)
+        reserve = min(DEFAULT_RESERVE, window // 4)
     budget = max(window - reserve, 1) if window else 0
     preparation = prepare(entries, _message_of(session.session_file), compactor.counter, budget)
     if not preparation.messages:

@@ -215,7 +215,7 @@ _ENTRIES = [
         "integer",
         None,
         "a /tree --summarize summary reads the branch up to the window less this "
-        "(default max(16384, 15%))",
+        "(default 16384, a quarter of a smaller window)",
         nullable=True,
         minimum=0,
     ),
