@@ -279,6 +279,7 @@ class Agent:
                     state["final"] = event["error"]
                     return
                 elif kind == "auto_retry_start":
+                    state["retrying"] = event["attempt"]
                     await self._emit(
                         AutoRetryStartEvent(
                             attempt=event["attempt"],
@@ -288,6 +289,7 @@ class Agent:
                         )
                     )
                 elif kind == "auto_retry_end":
+                    state["retrying"] = None
                     await self._emit(
                         AutoRetryEndEvent(
                             success=event["success"],
@@ -304,6 +306,12 @@ class Agent:
                     )
 
         error = await _race(consume(), self.signal)
+        if state.get("retrying"):  # aborted while a retry waited out its delay, as omp
+            await self._emit(
+                AutoRetryEndEvent(
+                    success=False, attempt=state["retrying"], final_error="Retry cancelled"
+                )
+            )
         final: AssistantMessage | None = state["final"]
         if final is None:
             final = state["message"] or AssistantMessage(
