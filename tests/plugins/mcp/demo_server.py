@@ -54,6 +54,21 @@ def build(extra_tools: int, **options: Any) -> MCPServer:
     def pid() -> str:
         return str(os.getpid())
 
+    @server.tool(description="The request header KEY the server received (HTTP only).")
+    def header(key: str, ctx: Context) -> str:
+        return (ctx.headers or {}).get(key.lower(), "(none)")
+
+    @server.tool(description="Start a child process that sleeps; its process id.")
+    def spawn_child() -> str:
+        import subprocess
+
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+        return str(child.pid)
+
+    @server.tool(description="The value of environment variable KEY in the server.")
+    def getenv(key: str) -> str:
+        return os.environ.get(key, "(unset)")
+
     @server.tool(description="Sleep SECONDS, then answer.")
     def nap(seconds: float) -> str:
         time.sleep(seconds)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 
@@ -18,9 +19,16 @@ def test_streamable_http_server_with_headers(omp_harness, http_server: str) -> N
         {"web": {"type": "http", "url": http_server, "headers": {"X-Test": "1"}}},
         mcp={"startupGateMs": 20000},
     )
-    session = omp_harness.session(script=[call("mcp__web__shout", text="over http"), {"text": "k"}])
+    session = omp_harness.session(
+        script=[
+            call("mcp__web__shout", text="over http"),
+            call("mcp__web__header", key="X-Test"),
+            {"text": "k"},
+        ]
+    )
     events = omp_harness.run(session, "go")
     assert text_of(tool_results(events)["mcp__web__shout"][0]) == "OVER HTTP"
+    assert text_of(tool_results(events)["mcp__web__header"][0]) == "1"
 
 
 def test_sse_server(omp_harness, sse_server: str) -> None:
@@ -196,3 +204,23 @@ def test_prompts_are_slash_commands_with_arguments(omp_harness) -> None:
     users = [e.message for e in events.of("message_end") if e.message.role == "user"]
     assert "Please review src/a.py, looking for speed." in str(users[0].content)
     assert events.final_text() == "reviewed"
+
+
+def test_a_server_that_crashes_again_after_its_restart_waits_out_a_backoff(omp_harness) -> None:
+    configure(omp_harness.agent_dir, {"demo": stdio_server()}, mcp={"startupGateMs": 20000})
+    session = omp_harness.session(
+        script=[
+            call("mcp__demo__crash"),
+            call("mcp__demo__crash"),  # restarted at once after the first failure
+            call("mcp__demo__crash"),  # a second failure in a row: 1 s of backoff
+            {"text": "ok"},
+        ]
+    )
+    events = omp_harness.run(session, "go")
+    first, second, third = tool_results(events)["mcp__demo__crash"]
+    for crashed in (first, second):
+        assert crashed.is_error and "crashing on purpose" in text_of(crashed)
+    assert third.is_error
+    assert re.search(r"MCP server demo is down .*; it restarts on a call in [01] s", text_of(third))
+    warnings = [e.message for e in events.of("notice") if "demo failed" in e.message]
+    assert len(warnings) == 2  # once per crash; the refused call adds none

@@ -137,3 +137,30 @@ def test_a_server_crashing_mid_call_is_reported_and_restarted_on_the_next_call(
         except ProcessLookupError:
             alive = False
         assert not alive, f"server process {pid} outlived the session"
+
+
+def test_sequential_thinking_enforcement_holds_mcp_tools_like_any_tool(omp_harness) -> None:
+    configure(
+        omp_harness.agent_dir,
+        {"demo": stdio_server()},
+        mcp={"startupGateMs": 20000},
+        sequentialThinking={"forcedThoughts": 1},
+    )
+    thought = {
+        "thought": "shout it",
+        "thoughtNumber": 1,
+        "totalThoughts": 1,
+        "nextThoughtNeeded": False,
+    }
+    session = omp_harness.session(
+        script=[
+            call("mcp__demo__shout", text="early"),
+            call("sequential_thinking", **thought),
+            call("mcp__demo__shout", text="late"),
+            {"text": "ok"},
+        ]
+    )
+    events = omp_harness.run(session, "go")
+    early, late = tool_results(events)["mcp__demo__shout"]
+    assert early.is_error and "Sequential thinking is required" in text_of(early)
+    assert text_of(late) == "LATE"
