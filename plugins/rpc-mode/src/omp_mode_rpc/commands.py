@@ -173,20 +173,25 @@ async def set_model(server: Any, frame: dict[str, Any]) -> Any:
 
 
 async def cycle_model(server: Any, frame: dict[str, Any]) -> Any:
+    """The next of the session's scoped models (``--models``), else of every usable
+    model; None when there is no other to go to."""
     session = server.session
-    usable = _usable(session)
-    if len(usable) < 2:
-        return None
+    scoped = list(getattr(session, "scoped_models", None) or [])
+    cycle = scoped or _usable(session)
     current = session.agent.model
-    keys = [m.key for m in usable]
+    keys = [m.key for m in cycle]
     index = keys.index(current.key) if current is not None and current.key in keys else -1
-    model = usable[(index + 1) % len(usable)]
-    session.set_model(model.key, source="cycle")
-    return {
-        "model": state.model_dict(model),
-        "thinkingLevel": session.agent.thinking_level,
-        "isScoped": False,
-    }
+    for step in range(1, len(cycle) + 1):
+        model = cycle[(index + step) % len(cycle)]
+        if current is not None and model.key == current.key:
+            return None
+        if session.set_model(model.key, source="cycle"):
+            return {
+                "model": state.model_dict(model),
+                "thinkingLevel": session.agent.thinking_level,
+                "isScoped": bool(scoped),
+            }
+    return None
 
 
 async def get_available_models(server: Any, frame: dict[str, Any]) -> Any:

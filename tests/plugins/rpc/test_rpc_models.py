@@ -1,0 +1,44 @@
+"""cycle_model and cycle_thinking_level with more than one model (a models.json provider
+beside the scripted one; nothing is sent to it)."""
+
+from __future__ import annotations
+
+PEER = {
+    "baseUrl": "http://127.0.0.1:9/v1",
+    "api": "openai-completions",
+    "apiKey": "unused",
+    "models": [{"id": "local", "name": "Peer local", "reasoning": True}],
+}
+
+
+def test_cycle_model_goes_through_the_usable_models(fresh_rpc):
+    client = fresh_rpc(models={"peer": PEER})
+    keys = {(m["provider"], m["id"]) for m in client.ok("get_available_models")["models"]}
+    assert {("scripted", "demo"), ("peer", "local")} <= keys
+    seen = []
+    for _ in range(len(keys)):
+        cycled = client.ok("cycle_model")
+        assert set(cycled) == {"model", "thinkingLevel", "isScoped"}
+        assert cycled["isScoped"] is False
+        seen.append((cycled["model"]["provider"], cycled["model"]["id"]))
+        state = client.ok("get_state")["model"]
+        assert (state["provider"], state["id"]) == seen[-1]
+    assert set(seen) == keys and seen[-1] == ("scripted", "demo")
+
+
+def test_cycle_model_keeps_to_the_models_given_with_models(fresh_rpc):
+    client = fresh_rpc("--models", "scripted/demo,peer/local", models={"peer": PEER})
+    first = client.ok("cycle_model")
+    assert first["isScoped"] is True
+    assert (first["model"]["provider"], first["model"]["id"]) == ("peer", "local")
+    second = client.ok("cycle_model")
+    assert (second["model"]["provider"], second["model"]["id"]) == ("scripted", "demo")
+
+
+def test_cycle_thinking_level_on_a_reasoning_model(fresh_rpc):
+    client = fresh_rpc(models={"peer": PEER})
+    client.ok("set_model", provider="peer", modelId="local")
+    client.ok("set_thinking_level", level="off")
+    levels = [client.ok("cycle_thinking_level")["level"] for _ in range(5)]
+    assert levels == ["minimal", "low", "medium", "high", "off"]
+    assert client.ok("get_state")["thinkingLevel"] == "off"
