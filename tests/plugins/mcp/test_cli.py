@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
-from mcp_helpers import DEMO, run_omp
+import pytest
+from isolation import isolated_env
+from mcp_helpers import DEMO, configure, run_omp, stdio_server
 
 
 def test_add_list_disable_enable_remove(tmp_path: Path) -> None:
@@ -72,3 +78,58 @@ def test_a_print_run_calls_an_mcp_tool(tmp_path: Path) -> None:
     proc = run_omp(tmp_path, "-p", "--script", str(script), "shout quiet")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "the server said QUIET"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_to_omp_kills_the_server_and_its_children(tmp_path: Path, signum: int) -> None:
+    for sub in ("work", "agent", "home"):
+        (tmp_path / sub).mkdir()
+    configure(tmp_path / "agent", {"demo": stdio_server()}, mcp={"startupGateMs": 20000})
+    script = tmp_path / "script.jsonl"
+    steps = [
+        {"tool_calls": [{"name": "mcp__demo__pid", "arguments": {}}]},
+        {"tool_calls": [{"name": "mcp__demo__spawn_child", "arguments": {}}]},
+        {"tool_calls": [{"name": "mcp__demo__nap", "arguments": {"seconds": 300}}]},
+        {"text": "never"},
+    ]
+    script.write_text("".join(json.dumps(s) + "\n" for s in steps))
+    omp = Path(sys.executable).with_name("omp")
+    proc = subprocess.Popen(
+        [str(omp), "--mode", "json", "--script", str(script), "go"],
+        cwd=tmp_path / "work",
+        env=isolated_env(tmp_path),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    pids: list[int] = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            event = json.loads(line)
+            if event.get("type") == "tool_execution_end":
+                pids.append(int(event["result"]["content"][0]["text"]))
+            if event.get("type") == "tool_execution_start" and event["toolName"].endswith("nap"):
+                break
+        assert len(pids) == 2 and all(_alive(p) for p in pids)
+        time.sleep(0.2)
+        proc.send_signal(signum)
+        proc.wait(10)
+    finally:
+        proc.kill()
+        proc.communicate()
+    deadline = time.monotonic() + 5
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    server, child = pids
+    assert not _alive(server), "the MCP server outlived omp"
+    assert not _alive(child), "the MCP server's child outlived omp"
