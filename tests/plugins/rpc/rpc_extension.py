@@ -65,6 +65,15 @@ def omp_session_start(ctx):
 
 
 @omp.hookimpl
+async def omp_session_before_compact(event, ctx):
+    # Asks while the compact command holds the command queue: the answer must get through.
+    if event.custom_instructions != "ASK_FIRST":
+        return None
+    confirmed = await ctx.ui.confirm("Compact?", "Summarise the conversation?", timeout=20)
+    return None if confirmed else {"cancel": True}
+
+
+@omp.hookimpl
 def omp_input(event):
     if event.text.startswith("HOOKFAIL"):
         raise RuntimeError("the test hook failed")

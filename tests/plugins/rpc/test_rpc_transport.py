@@ -7,6 +7,7 @@ import json
 import random
 import signal
 import string
+import time
 from pathlib import Path
 
 
@@ -210,3 +211,31 @@ def test_prompt_images_reach_the_user_message(rpc):
         if f["type"] == "message_start" and f["message"]["role"] == "user"
     )
     assert user["content"] == [{"type": "text", "text": "look at this"}, image]
+
+
+def test_dialog_answers_reach_a_command_that_holds_the_queue(fresh_rpc):
+    client = fresh_rpc()
+    client.run("hello")
+    client.run("hello again")
+    start = client.mark()
+    client.send({"id": "c1", "type": "compact", "customInstructions": "ASK_FIRST"})
+    ask = client.wait_for(lambda f: f.get("method") == "confirm", start)
+    client.send({"id": "s1", "type": "get_state"})  # ordinary: waits its turn
+    client.send({"type": "extension_ui_response", "id": ask["id"], "confirmed": False})
+    client.wait_for(lambda f: f.get("id") == "s1", start)
+    answers = [f for f in client.since(start) if f["type"] == "response"]
+    assert [a["id"] for a in answers] == ["c1", "s1"]
+    assert answers[0]["success"] is False and "cancelled" in answers[0]["error"]
+
+
+def test_eof_rejects_an_open_dialog_and_exits_zero(fresh_rpc):
+    client = fresh_rpc()
+    start = client.mark()
+    client.request("prompt", message="ASK me then leave")
+    client.wait_for(lambda f: f.get("method") == "confirm", start)
+    began = time.monotonic()
+    assert client.close() == 0
+    assert time.monotonic() - began < 10  # not the dialog's 30 s timeout
+    end = next(f for f in client.since(start) if f["type"] == "tool_execution_end")
+    assert end["result"]["content"][0]["text"].startswith("confirmed=False")
+    assert "Traceback" not in client.stderr()
