@@ -133,3 +133,25 @@ def test_a_signal_to_omp_kills_the_server_and_its_children(tmp_path: Path, signu
     server, child = pids
     assert not _alive(server), "the MCP server outlived omp"
     assert not _alive(child), "the MCP server's child outlived omp"
+
+
+def test_values_from_the_environment_are_never_shown(tmp_path: Path, http_server: str) -> None:
+    secrets = {"API_KEY": "s3cr3t-key-value", "TOKEN": "t0ken-value-123"}
+    for sub in ("work", "agent", "home"):
+        (tmp_path / sub).mkdir()
+    wrong_path = http_server.replace("/mcp", "/nothing-here")
+    configure(
+        tmp_path / "agent",
+        {
+            "web": {"type": "http", "url": wrong_path + "?key=${API_KEY}"},
+            "local": {"command": sys.executable, "args": [str(DEMO), "--token", "${TOKEN}"]},
+        },
+    )
+    shown = ""
+    for args in (["list"], ["list", "--json"], ["test", "web"], ["test", "local"]):
+        proc = run_omp(tmp_path, "mcp", *args, env=secrets)
+        shown += proc.stdout + proc.stderr
+    assert "${API_KEY}" in shown and "${TOKEN}" in shown
+    assert "web failed" in shown and "local failed" in shown
+    for value in secrets.values():
+        assert value not in shown

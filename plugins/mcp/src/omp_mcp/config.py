@@ -27,6 +27,8 @@ from typing import Any
 TRANSPORTS = {"stdio": "stdio", "sse": "sse", "http": "http", "streamable-http": "http"}
 TRANSPORTS |= {"streamablehttp": "http", "streamable_http": "http", "local": "stdio"}
 TRANSPORTS |= {"remote": "http"}
+MIN_REDACTED = 4
+"""Shorter values from the environment are not hidden (they would garble the text)."""
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
@@ -48,11 +50,19 @@ class ServerConfig:
     source: str = ""
     problems: list[str] = field(default_factory=list)
     """What is wrong with the entry (an unset variable, no command); it is not started."""
+    expanded: dict[str, str] = field(default_factory=dict, repr=False)
+    """Each value ``${VAR}`` expanded to, by the text it came from: never shown."""
 
     def describe(self) -> str:
         if self.transport == "stdio":
-            return " ".join([self.command, *self.args]).strip()
-        return self.url
+            return self.redact(" ".join([self.command, *self.args]).strip())
+        return self.redact(self.url)
+
+    def redact(self, text: str) -> str:
+        """``text`` with every value taken from the environment shown as its ``${VAR}``."""
+        for value in sorted(self.expanded, key=len, reverse=True):
+            text = text.replace(value, self.expanded[value])
+        return text
 
 
 def agent_config_path(agent_dir: Path) -> Path:
@@ -172,11 +182,14 @@ def normalise(
 ) -> ServerConfig:
     """One entry, in any of the supported shapes, as a ServerConfig."""
     problems: list[str] = []
+    expanded: dict[str, str] = {}
 
     def expand(value: Any) -> str:
         def substitute(match: re.Match[str]) -> str:
             variable, default = match.group(1), match.group(2)
             if variable in environ:
+                if len(environ[variable]) >= MIN_REDACTED:
+                    expanded[environ[variable]] = match.group(0)
                 return environ[variable]
             if default is not None:
                 return default
@@ -217,6 +230,7 @@ def normalise(
         timeout=_timeout(raw),
         source=source,
         problems=list(dict.fromkeys(problems)),
+        expanded=expanded,
     )
 
 

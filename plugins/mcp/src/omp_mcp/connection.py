@@ -231,7 +231,7 @@ class Connection:
 
     def _fail(self, error: str) -> None:
         tail = self.stderr_tail()
-        self.error = f"{error}\n{tail}" if tail else error
+        self.error = self.config.redact(f"{error}\n{tail}" if tail else error)
         self.state = "failed"
         self.crash_reported = False
         self.failures += 1
@@ -310,7 +310,8 @@ class Connection:
                 ) from None
             if is_closed(exc) or self._task is None or self._task.done():
                 await self._crashed(exc)
-            raise ServerDown(f"MCP server {self.name} failed: {self.error or exc}") from None
+            detail = self.error or self.config.redact(describe_error(exc))
+            raise ServerDown(f"MCP server {self.name} failed: {detail}") from None
         self.failures = 0
         return result
 

@@ -148,7 +148,10 @@ class McpManager:
             try:
                 await connection.refresh()
             except Exception as exc:
-                self.ctx.ui.notify(f"mcp: could not list {connection.name} again: {exc}", "warning")
+                error = connection.config.redact(str(exc))
+                self.ctx.ui.notify(
+                    f"mcp: could not list {connection.name} again: {error}", "warning"
+                )
             if "tools" in method:
                 self._sync_tools(connection)
                 self.deferred.apply()

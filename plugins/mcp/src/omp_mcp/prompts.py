@@ -36,7 +36,8 @@ def prompt_command(connection: Any, prompt: Any) -> Command:
             ctx.ui.notify(str(exc), "error")
             return
         except Exception as exc:
-            ctx.ui.notify(f"/{name}: the server refused the prompt: {exc}", "error")
+            error = connection.config.redact(str(exc))
+            ctx.ui.notify(f"/{name}: the server refused the prompt: {error}", "error")
             return
         texts = []
         for message in result.messages:

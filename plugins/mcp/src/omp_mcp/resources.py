@@ -40,7 +40,7 @@ def read_resource(manager: Any, uri: str) -> str | ToolResult:
     try:
         result = future.result(READ_TIMEOUT_S)
     except Exception as exc:
-        return ToolResult.error(f"Cannot read {uri}: {exc}")
+        return ToolResult.error(f"Cannot read {uri}: {connection.config.redact(str(exc))}")
     blocks = resource_contents(list(result.contents))
     if all(hasattr(b, "text") for b in blocks):
         return "\n".join(b.text for b in blocks)
