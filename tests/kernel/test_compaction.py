@@ -337,3 +337,40 @@ def test_the_usage_check_before_each_request_does_not_walk_the_conversation():
     assert Watched.reads < 10
     stale = Watched([summary, *history, old])
     assert _fresh_usage(stale) == (-1, 0)
+
+
+class TwoModels(Worker):
+    """The worker's model plus a cheap ``test/summariser``; records which model each
+    summary request went to."""
+
+    def __init__(self, steps) -> None:
+        super().__init__(steps)
+        self.models.append(Model(provider="test", id="summariser", api="test"))
+        self.summary_models: list[str] = []
+
+    async def stream(self, model, context, options):
+        if context.messages and "<conversation>" in content_text(context.messages[0].content):
+            self.summary_models.append(model.id)
+        async for event in super().stream(model, context, options):
+            yield event
+
+
+def test_a_configured_compaction_model_writes_the_summary(omp_harness, tmp_path):
+    _settings(omp_harness, model="test/summariser")
+    provider = TwoModels([{"text": "one"}, {"text": "two"}])
+    path = tmp_path / "model.jsonl"
+    omp_harness.run(_session(omp_harness, provider, path=path), GOAL, "second", "/compact")
+    assert provider.summary_models == ["summariser"]
+    assert "frobnicate" in next(e for e in _lines(path) if e["type"] == "compaction")["summary"]
+
+
+def test_an_unknown_compaction_model_is_one_line_and_writes_nothing(omp_harness, tmp_path):
+    _settings(omp_harness, model="test/no-such-model")
+    provider = TwoModels([{"text": "one"}, {"text": "two"}])
+    path = tmp_path / "unknown.jsonl"
+    omp_harness.run(_session(omp_harness, provider, path=path), GOAL, "second")
+    before = path.read_bytes()
+    log = omp_harness.run(_session(omp_harness, provider, path=path), "/compact")
+    assert path.read_bytes() == before and provider.summary_models == []
+    (notice,) = [n.message for n in log.of("notice") if "compaction failed" in n.message]
+    assert "test/no-such-model" in notice and "\n" not in notice
