@@ -35,6 +35,26 @@ SCRIPT = [
     {"after_tool": "echo_host", "text": "host done", "repeat": True},
     {"after_tool": "dialogs", "text": "dialogs done", "repeat": True},
     {"when": "DIALOGS", "tool_calls": [{"name": "dialogs", "arguments": {}}], "repeat": True},
+    {
+        "after_tool": "sequential_thinking",
+        "tool_calls": [{"name": "echo_host", "arguments": {"text": "after thinking"}}],
+        "repeat": True,
+    },
+    {
+        "when": "THINK",
+        "tool_calls": [
+            {
+                "name": "sequential_thinking",
+                "arguments": {
+                    "thought": "The host tool can answer this.",
+                    "thoughtNumber": 1,
+                    "totalThoughts": 1,
+                    "nextThoughtNeeded": False,
+                },
+            }
+        ],
+        "repeat": True,
+    },
     {"after_tool": "forbidden_host", "text": "forbidden done", "repeat": True},
     {
         "when": "QUICKASK",

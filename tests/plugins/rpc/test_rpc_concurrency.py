@@ -304,3 +304,31 @@ def test_abort_withdraws_an_open_dialog(rpc):
     end = rpc.wait_for(lambda f: f["type"] == "tool_execution_end", start)
     assert end["result"]["content"][0]["text"].startswith("confirmed=False")
     rpc.wait_for(lambda f: f["type"] == "agent_end", start)
+
+
+def test_sequential_thinking_holds_host_tools_like_built_in_ones(fresh_rpc):
+    client = fresh_rpc("--seq-thoughts", "1")
+    client.ok("set_host_tools", tools=[ECHO_HOST])
+    frames = client.run("HOST before thinking")
+    [blocked] = [f for f in frames if f["type"] == "tool_execution_end"]
+    assert blocked["toolName"] == "echo_host" and blocked["isError"] is True
+    assert "Sequential thinking is required" in blocked["result"]["content"][0]["text"]
+    assert not any(f["type"] == "host_tool_call" for f in frames)
+
+    start = client.mark()
+    client.request("prompt", message="THINK then use the host tool")
+    call = client.wait_for(lambda f: f["type"] == "host_tool_call", start)
+    assert call["arguments"] == {"text": "after thinking"}
+    client.send(
+        {
+            "type": "host_tool_result",
+            "id": call["id"],
+            "result": {"content": [{"type": "text", "text": "done by the host"}]},
+        }
+    )
+    client.wait_for(lambda f: f["type"] == "agent_end", start)
+    ends = [f for f in client.since(start) if f["type"] == "tool_execution_end"]
+    assert [(e["toolName"], e["isError"]) for e in ends] == [
+        ("sequential_thinking", False),
+        ("echo_host", False),
+    ]
