@@ -152,3 +152,36 @@ def test_session_servers_take_acp_shapes_and_leave_the_key_empty():
     assert (docs.transport, docs.headers) == ("http", {"Authorization": "Bearer t"})
     assert feed.transport == "sse" and not any(s.problems for s in servers)
     assert warnings == ["session server #4 has no name; not started"]
+
+
+def test_codex_remote_servers_keep_their_headers_and_bearer_token(tmp_path: Path) -> None:
+    write(
+        tmp_path / "home" / ".codex" / "config.toml",
+        "[mcp_servers.figma]\n"
+        'url = "https://mcp.example.com/mcp"\n'
+        'bearer_token_env_var = "FIGMA_TOKEN"\n'
+        'http_headers = { "X-Region" = "eu" }\n'
+        'env_http_headers = { "X-Org" = "ORG_ID" }\n'
+        "[mcp_servers.off]\n"
+        'command = "x"\n'
+        "enabled = false\n",
+    )
+    servers, _ = load(tmp_path, FIGMA_TOKEN="tok-12345", ORG_ID="org-9")
+    figma, off = servers
+    assert figma.transport == "http" and figma.url == "https://mcp.example.com/mcp"
+    assert figma.headers == {
+        "X-Region": "eu",
+        "X-Org": "org-9",
+        "Authorization": "Bearer tok-12345",
+    }
+    assert figma.problems == [] and off.enabled is False
+    assert "tok-12345" not in figma.redact(f"refused {figma.headers}")
+
+
+def test_cursors_env_colon_variables_expand_too(tmp_path: Path) -> None:
+    write(
+        tmp_path / "home" / ".cursor" / "mcp.json",
+        {"mcpServers": {"gh": {"command": "gh-mcp", "env": {"T": "${env:GH_TOKEN}"}}}},
+    )
+    (server,) = load(tmp_path, GH_TOKEN="ghp-abcdef")[0]
+    assert server.env == {"T": "ghp-abcdef"}

@@ -9,9 +9,9 @@ Sources, first of a name wins:
   (``~/.claude.json``: global and this project's servers), Cursor, Windsurf, Codex
   (``~/.codex/config.toml``), Gemini CLI and opencode.
 
-``${VAR}`` and ``${VAR:-default}`` are expanded in commands, arguments, env, cwd, URLs
-and headers. ``<agent dir>/mcp.json`` may also hold ``disabledServers``, which switches
-off a server whatever file defines it (``omp mcp disable``).
+``${VAR}``, ``${VAR:-default}`` and ``${env:VAR}`` are expanded in commands, arguments,
+env, cwd, URLs and headers. ``<agent dir>/mcp.json`` may also hold ``disabledServers``,
+which switches off a server whatever file defines it (``omp mcp disable``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ TRANSPORTS |= {"streamablehttp": "http", "streamable_http": "http", "local": "st
 TRANSPORTS |= {"remote": "http"}
 MIN_REDACTED = 4
 """Shorter values from the environment are not hidden (they would garble the text)."""
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_VAR = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+"""``${VAR}``, ``${VAR:-default}`` and Cursor's ``${env:VAR}``."""
 
 
 @dataclass
@@ -225,13 +226,27 @@ def normalise(
         env={str(k): expand(v) for k, v in dict(env_raw).items()},
         cwd=expand(raw["cwd"]) if raw.get("cwd") else None,
         url=expand(url),
-        headers={str(k): expand(v) for k, v in _pairs(raw.get("headers") or {}).items()},
+        headers={str(k): expand(v) for k, v in _headers(raw, kind).items()},
         enabled=enabled,
         timeout=_timeout(raw),
         source=source,
         problems=list(dict.fromkeys(problems)),
         expanded=expanded,
     )
+
+
+def _headers(raw: Mapping[str, Any], kind: str) -> dict[str, Any]:
+    """The entry's headers; Codex's ``http_headers``, ``env_http_headers`` (a header's
+    value from a variable) and ``bearer_token_env_var`` as ``${VAR}`` references."""
+    headers = _pairs(raw.get("headers") or {})
+    if kind != "codex":
+        return headers
+    headers.update(_pairs(raw.get("http_headers") or {}))
+    for name, variable in _pairs(raw.get("env_http_headers") or {}).items():
+        headers[name] = f"${{{variable}}}"
+    if isinstance(raw.get("bearer_token_env_var"), str):
+        headers["Authorization"] = f"Bearer ${{{raw['bearer_token_env_var']}}}"
+    return headers
 
 
 def _pairs(value: Any) -> dict[str, Any]:
