@@ -155,3 +155,28 @@ def test_values_from_the_environment_are_never_shown(tmp_path: Path, http_server
     assert "web failed" in shown and "local failed" in shown
     for value in secrets.values():
         assert value not in shown
+
+
+def test_project_servers_start_only_in_a_trusted_directory(tmp_path: Path) -> None:
+    marker = tmp_path / "started"
+    starts = f"open({str(marker)!r}, 'w').close(); import sys; sys.exit(1)"
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "mcp.json").write_text(
+        json.dumps({"mcpServers": {"proj": {"command": sys.executable, "args": ["-c", starts]}}})
+    )
+    (tmp_path / "agent").mkdir()
+    (tmp_path / "agent" / "settings.json").write_text('{"mcp": {"startupGateMs": 20000}}')
+    script = tmp_path / "script.jsonl"
+    script.write_text(json.dumps({"text": "ok"}) + "\n")
+    untrusted = run_omp(tmp_path, "-p", "--script", str(script), "hi")
+    assert untrusted.returncode == 0, untrusted.stderr
+    assert "mcp.json were not started: this directory is not trusted" in untrusted.stderr
+    assert not marker.exists()
+    listed = run_omp(tmp_path, "mcp", "list")
+    assert "proj" not in listed.stdout and "not trusted" in listed.stderr
+    assert run_omp(tmp_path, "mcp", "test", "proj").returncode != 0
+    assert not marker.exists()
+    trusted = run_omp(tmp_path, "--trust", "-p", "--script", str(script), "hi")
+    assert trusted.returncode == 0, trusted.stderr
+    assert marker.exists()
