@@ -20,6 +20,9 @@ def test_initialize_advertises_load_images_and_embedded_context(acp_rig):
             assert caps.prompt_capabilities.image is True
             assert caps.prompt_capabilities.embedded_context is True
             assert client.init.agent_info.name == "omp"
+            # the MCP plugin connects http and sse servers too, so the editor may pass them
+            assert caps.mcp_capabilities.http is True
+            assert caps.mcp_capabilities.sse is True
 
     run(body())
 
@@ -249,5 +252,53 @@ def test_mode_acp_serves_the_same_protocol_and_leaves_stdin_to_it(acp_rig):
             answer = await conn.prompt(session_id=sid, prompt=[text_block("hello")])
             assert answer.stop_reason == "end_turn"
             assert client.text(sid) == "hi from the mode"
+
+    run(body())
+
+
+def test_write_shows_a_diff_against_the_old_text_or_none_for_a_new_file(acp_rig):
+    (acp_rig.cwd / "old.txt").write_text("before\n")
+    script = acp_rig.script(
+        [
+            {
+                "tool_calls": [
+                    {
+                        "name": "write",
+                        "arguments": {"path": "old.txt", "content": "after\n"},
+                        "id": "w1",
+                    },
+                    {
+                        "name": "write",
+                        "arguments": {"path": "new.txt", "content": "fresh\n"},
+                        "id": "w2",
+                    },
+                ]
+            },
+            {"text": "Written."},
+        ]
+    )
+
+    async def body():
+        async with acp_rig.connect("--script", str(script)) as (conn, client):
+            sid = (await conn.new_session(cwd=str(acp_rig.cwd), mcp_servers=[])).session_id
+            await conn.set_session_mode(session_id=sid, mode_id="yolo")
+            await conn.prompt(session_id=sid, prompt=[text_block("write them")])
+            ends = {
+                u.tool_call_id: u
+                for u in client.of(sid, "tool_call_update")
+                if u.status == "completed"
+            }
+            [old] = ends["w1"].content
+            assert (old.type, old.path) == ("diff", str(acp_rig.cwd / "old.txt"))
+            assert (old.old_text, old.new_text) == ("before\n", "after\n")
+            [new] = ends["w2"].content
+            assert (new.path, new.old_text, new.new_text) == (
+                str(acp_rig.cwd / "new.txt"),
+                None,
+                "fresh\n",
+            )
+            starts = {u.tool_call_id: u for u in client.of(sid, "tool_call")}
+            assert starts["w1"].kind == "edit"
+            assert starts["w2"].locations[0].path == str(acp_rig.cwd / "new.txt")
 
     run(body())

@@ -62,6 +62,14 @@ def _build(config: ServerConfig, cwd: str, resume: str | None) -> Any:
         raise RequestError.invalid_params({"details": str(exc)}) from None
 
 
+def _mcp_plugin() -> bool:
+    """Whether the MCP plugin is installed: it connects http and sse servers (ACP lets an
+    editor pass those only to an agent that says so; stdio servers always)."""
+    from importlib.util import find_spec
+
+    return find_spec("omp_mcp") is not None
+
+
 def _server_entry(server: Any) -> dict[str, Any]:
     """An ACP ``McpServer`` (stdio, http or sse) as a server entry for the MCP plugin."""
     if hasattr(server, "model_dump"):
@@ -96,6 +104,7 @@ class OmpAgent:
             agent_capabilities=schema.AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=schema.PromptCapabilities(image=True, embedded_context=True),
+                mcp_capabilities=schema.McpCapabilities(http=_mcp_plugin(), sse=_mcp_plugin()),
             ),
             agent_info=schema.Implementation(name="omp", title="omp", version=__version__),
         )
