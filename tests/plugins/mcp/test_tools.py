@@ -164,3 +164,29 @@ def test_sequential_thinking_enforcement_holds_mcp_tools_like_any_tool(omp_harne
     early, late = tool_results(events)["mcp__demo__shout"]
     assert early.is_error and "Sequential thinking is required" in text_of(early)
     assert text_of(late) == "LATE"
+
+
+def test_stdio_servers_inherit_the_users_environment(omp_harness, monkeypatch) -> None:
+    """As Claude Code, Cursor and Gemini CLI start them: a server configured without
+    ``env`` still finds the token or proxy the user exported."""
+    monkeypatch.setenv("MCP_TEST_EXPORTED", "from the shell")
+    monkeypatch.setenv("MCP_TEST_OVERRIDDEN", "from the shell")
+    configure(
+        omp_harness.agent_dir,
+        {"demo": stdio_server(env={"MCP_TEST_OVERRIDDEN": "from the config"})},
+        mcp={"startupGateMs": 20000},
+    )
+    session = omp_harness.session(
+        script=[
+            {
+                "tool_calls": [
+                    {"name": "mcp__demo__getenv", "arguments": {"key": "MCP_TEST_EXPORTED"}},
+                    {"name": "mcp__demo__getenv", "arguments": {"key": "MCP_TEST_OVERRIDDEN"}},
+                ]
+            },
+            {"text": "ok"},
+        ]
+    )
+    events = omp_harness.run(session, "go")
+    values = sorted(text_of(r) for r in tool_results(events)["mcp__demo__getenv"])
+    assert values == ["from the config", "from the shell"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 import sys
 import tempfile
 import threading
@@ -196,8 +197,12 @@ class Connection:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
             track_spawned_groups()
+            # The user's whole environment, as Claude Code, Cursor and Gemini CLI give it
+            # (the SDK alone passes only HOME, PATH and a few more): a server configured
+            # without ``env`` still finds the token or proxy its user exported.
+            env = {**os.environ, **config.env}
             params = StdioServerParameters(
-                command=config.command, args=config.args, env=config.env or None, cwd=config.cwd
+                command=config.command, args=config.args, env=env, cwd=config.cwd
             )
             return stdio_client(params, errlog=self._stderr)
         if config.transport == "sse":
