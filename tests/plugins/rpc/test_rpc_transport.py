@@ -157,6 +157,14 @@ def test_large_tool_result_degrades_under_v1_and_is_chunked_under_v2(fresh_rpc):
     assert "elided for RPC frame" in text
     agent_end = next(f for f in frames if f["type"] == "agent_end")
     assert agent_end["messages"] == [] and agent_end["messageCount"] == 4
+    too_big = client.request("get_messages")
+    assert too_big == {
+        "id": too_big["id"],
+        "type": "response",
+        "command": "get_messages",
+        "success": False,
+        "error": "RPC response exceeded the transport limit",
+    }
     assert client.chunked == []
 
     assert client.ok("negotiate_protocol", protocolVersion=2) == {"protocolVersion": 2}
@@ -166,6 +174,11 @@ def test_large_tool_result_degrades_under_v1_and_is_chunked_under_v2(fresh_rpc):
     assert end["result"]["content"][0]["text"] == expected
     agent_end = next(f for f in frames if f["type"] == "agent_end")
     assert agent_end["messages"][2]["content"][0]["text"] == expected
+    messages = client.ok("get_messages")["messages"]
+    assert [m["content"][0]["text"] for m in messages if m["role"] == "toolResult"] == [
+        expected,
+        expected,
+    ]
     assert client.chunked and min(client.chunked) > 1 << 20
 
 
