@@ -179,6 +179,12 @@ def test_large_tool_result_degrades_under_v1_and_is_chunked_under_v2(fresh_rpc):
         expected,
         expected,
     ]
+    # pages hold at most 768 KiB, yet always at least one message
+    first = client.ok("get_messages_page", limit=256)
+    assert [m["role"] for m in first["messages"]] == ["user", "assistant"]
+    second = client.ok("get_messages_page", cursor=first["nextCursor"], limit=256)
+    assert [m["role"] for m in second["messages"]] == ["toolResult"]
+    assert second["totalMessages"] == len(messages)
     assert client.chunked and min(client.chunked) > 1 << 20
 
 
