@@ -180,3 +180,29 @@ def test_project_servers_start_only_in_a_trusted_directory(tmp_path: Path) -> No
     trusted = run_omp(tmp_path, "--trust", "-p", "--script", str(script), "hi")
     assert trusted.returncode == 0, trusted.stderr
     assert marker.exists()
+
+
+def imported_by(root: Path, *args: str) -> set[str]:
+    """The modules ``omp *args`` imports (``python -X importtime``)."""
+    for sub in ("work", "agent", "home"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    omp = Path(sys.executable).with_name("omp")
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", str(omp), *args],
+        cwd=root / "work",
+        env=isolated_env(root),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = [line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line]
+    return {line for line in lines if line and line != "imported package"}
+
+
+def test_version_and_the_config_commands_never_import_the_sdk(tmp_path: Path) -> None:
+    version = imported_by(tmp_path, "--version")
+    assert not {m for m in version if m.split(".")[0] in {"mcp", "pydantic", "httpx", "rich"}}
+    for args in (["mcp", "--help"], ["mcp", "list"]):
+        found = imported_by(tmp_path, *args)
+        assert not {m for m in found if m.split(".")[0] in {"mcp", "mcp_types"}}, args
