@@ -120,7 +120,10 @@ def test_tree_summarize_has_the_model_summarise_the_abandoned_branch(make_sessio
         for e in _lines(path)
         if e["type"] == "message" and e["message"]["role"] == "assistant"
     )
+    notices: list[str] = []
+    session.ui.notify = lambda message, level="info": notices.append(message)
     omp_harness.run(session, f"/tree {first_reply[:8]} --summarize focus on the failure", "go")
+    assert notices[0].endswith("with a summary of the branch left")
     assert path.read_bytes().startswith(before)  # the abandoned branch stays on disk
     request = provider.requests[3]
     prompt = texts(request)[0]

@@ -138,7 +138,11 @@ async def tree(args: str, ctx: Any) -> None:
         )
     finally:
         ctx.state.pop("omp_sessions_command.summary", None)
-    _report(ctx, result, f"moved to {entry['id']}: the conversation is now the path to it")
+    done = f"moved to {entry['id']}: the conversation is now the path to it"
+    leaf = ctx.session.get_entry(ctx.session.leaf_id) if ctx.session.leaf_id else None
+    if (summary or summarize) and (leaf or {}).get("type") == "branch_summary":
+        done += ", with a summary of the branch left"
+    _report(ctx, result, done)
 
 
 async def branch(args: str, ctx: Any) -> None:
