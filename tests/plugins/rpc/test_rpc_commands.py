@@ -248,3 +248,15 @@ def test_branch_new_and_switch_session(rpc):
     assert back["messageCount"] >= 1
     missing = rpc.request("switch_session", sessionPath=str(Path(rpc.root) / "none.jsonl"))
     assert missing["success"] is False and "no such file" in missing["error"]
+
+
+def test_tokens_per_second_of_the_last_reply(fresh_rpc):
+    client = fresh_rpc()
+    assert client.ok("get_state")["tokensPerSecond"] is None  # no reply yet
+    frames = client.run("DELAY a measurable reply")
+    reply = [f["message"] for f in frames if f["type"] == "message_end"][-1]
+    rate = client.ok("get_state")["tokensPerSecond"]
+    # output tokens over the reply's 1.5 s or more (the scripted delay)
+    assert 0 < rate <= reply["usage"]["output"] / 1.5
+    client.ok("new_session")
+    assert client.ok("get_state")["tokensPerSecond"] is None

@@ -151,7 +151,7 @@ async def branch(server: Any, frame: dict[str, Any]) -> Any:
 
 
 async def get_state(server: Any, frame: dict[str, Any]) -> Any:
-    return state.get_state(server.session, server.compacting)
+    return state.get_state(server.session, server.compacting, server.tokens_per_second())
 
 
 def _usable(session: Any) -> list[Any]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from typing import Any
 
 from omp.abort import AbortSignal
@@ -68,6 +69,9 @@ class RpcServer:
         self._agent_starts = 0
         self._aborts = 0
         """Bumped by every abort: a prompt accepted before one never runs its turn."""
+        self._last_reply: tuple[Any, float] | None = None
+        """The last assistant message and its output tokens per second (omp's
+        tokensPerSecond; messages here carry no duration, so it is timed here)."""
         self._running_prompt: int | None = None
         """The abort count when the prompt now in ``session.prompt`` was accepted."""
         self._prompts: set[asyncio.Future[Any]] = set()
@@ -120,11 +124,28 @@ class RpcServer:
                 self.session.agent.abort()  # aborted while its input hooks ran
         elif kind == "agent_end":
             frame.setdefault("isTerminal", True)
+        elif kind == "message_end" and frame.get("message", {}).get("role") == "assistant":
+            self._time_reply(event.message)
         elif kind == "auto_retry_start":
             self.retrying = True
         elif kind == "auto_retry_end":
             self.retrying = False
         self.send(frame)
+
+    def _time_reply(self, message: Any) -> None:
+        duration_ms = time.time() * 1000 - message.timestamp
+        output = message.usage.output
+        if output > 0 and duration_ms >= 100:  # omp's floor: shorter is not measurable
+            self._last_reply = (message, output * 1000 / duration_ms)
+
+    def tokens_per_second(self) -> float | None:
+        """The rate of the conversation's last reply, when it was timed."""
+        last = next(
+            (m for m in reversed(self.session.agent.messages) if m.role == "assistant"), None
+        )
+        if last is None or self._last_reply is None or self._last_reply[0] is not last:
+            return None
+        return self._last_reply[1]
 
     def announce_commands(self) -> None:
         """``available_commands_update``: at startup and after the session changed."""

@@ -81,7 +81,9 @@ def todo_phases(session: Any) -> list[dict[str, Any]]:
     return []
 
 
-def get_state(session: Any, compacting: bool) -> dict[str, Any]:
+def get_state(
+    session: Any, compacting: bool, tokens_per_second: float | None = None
+) -> dict[str, Any]:
     agent, file = session.agent, session.session_file
     state: dict[str, Any] = {
         "model": model_dict(agent.model),
@@ -97,7 +99,7 @@ def get_state(session: Any, compacting: bool) -> dict[str, Any]:
         "autoCompactionEnabled": session.settings.get("compaction.enabled", True) is not False,
         "fastModeEnabled": False,
         "fastModeActive": False,
-        "tokensPerSecond": None,
+        "tokensPerSecond": tokens_per_second,
         "messageCount": len(agent.messages),
         "queuedMessageCount": len(agent.steering) + len(agent.follow_up),
         "todoPhases": todo_phases(session),
