@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from startup_and_turns import user_env
+
 REPO = Path(__file__).resolve().parents[1]
 WHEELHOUSE = REPO / "build" / "wheelhouse"
 PROJECTS = ["kernel", "plugins/scripted", "plugins/read", "plugins/print-mode"]
@@ -36,7 +38,7 @@ COMMANDS = {
 
 
 def _env(root: Path, venv: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "OMP_", "PI_"))}
+    env = user_env(("PIP_", "OMP_", "PI_"))
     for folder in ("home", "agent", "work"):
         (root / folder).mkdir(exist_ok=True)
     env.update(

@@ -24,6 +24,21 @@ from pathlib import Path
 
 HEAVY = ("pydantic", "httpx", "rich", "prompt_toolkit")
 
+# Set by test runners and profiling sessions, never by a user's shell: without bytecode
+# caches every start compiles omp's modules again, which is not what a user measures.
+NOT_A_USERS = ("PYTHONDONTWRITEBYTECODE", "PYTHONPROFILEIMPORTTIME")
+
+
+def user_env(drop_prefixes: tuple[str, ...] = ("OMP_", "PI_")) -> dict[str, str]:
+    """This process's environment as a user's shell would pass it to omp: without the
+    variables of ``NOT_A_USERS`` and those starting with ``drop_prefixes`` (settings
+    that would change what is measured)."""
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(drop_prefixes) and k not in NOT_A_USERS
+    }
+
 # Runs the real entry point as the console script does, then reports which heavy
 # top-level packages it imported.
 VERSION_PROBE = f"""\
@@ -137,11 +152,7 @@ def _bench(args: argparse.Namespace, omp: Path, python: str, scratch: Path) -> i
     home, agent, work = scratch / "home", scratch / "agent", scratch / "work"
     for d in (home, agent, work):
         d.mkdir()
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("OMP_", "PI_")) and k not in ("PYTHONPROFILEIMPORTTIME",)
-    }
+    env = user_env()
     env.update(HOME=str(home), OMP_CODING_AGENT_DIR=str(agent))
 
     (work / "small.txt").write_text(

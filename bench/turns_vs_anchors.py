@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import socket
 import statistics
@@ -40,7 +39,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from itertools import pairwise
 from pathlib import Path
 
-from startup_and_turns import find_omp, run_once
+from startup_and_turns import find_omp, run_once, user_env
 
 MODEL = "peer-model"
 PROVIDER = "peer"
@@ -184,12 +183,7 @@ def harnesses(args: argparse.Namespace, scratch: Path, base_url: str) -> list[Ha
         ("pi", [str(anchors / "pi/node_modules/.bin/pi")], ".pi/agent", "PI_CODING_AGENT_DIR"),
         ("omp-ts", [str(anchors / "omp/node_modules/.bin/omp")], ".omp/agent", None),
     ]
-    base_env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("OMP_", "PI_"))
-        and k not in ("PYTHONPROFILEIMPORTTIME", "PYTHONDONTWRITEBYTECODE")
-    }
+    base_env = user_env()
     for name, command, agent_rel, agent_var in candidates:
         if name not in wanted:
             continue
