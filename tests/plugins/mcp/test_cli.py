@@ -206,3 +206,42 @@ def test_version_and_the_config_commands_never_import_the_sdk(tmp_path: Path) ->
     for args in (["mcp", "--help"], ["mcp", "list"]):
         found = imported_by(tmp_path, *args)
         assert not {m for m in found if m.split(".")[0] in {"mcp", "mcp_types"}}, args
+
+
+def test_malformed_entries_are_named_and_the_rest_still_work(tmp_path: Path) -> None:
+    for sub in ("work", "agent", "home"):
+        (tmp_path / sub).mkdir()
+    configure(
+        tmp_path / "agent",
+        {
+            "args-text": {"command": "x", "args": "--port 3000"},
+            "headers-text": {"url": "http://127.0.0.1:9/mcp", "headers": "Authorization: x"},
+            "env-list": {"command": "x", "env": ["A=1"]},
+            "number": {"command": 5},
+            "text": "nope",
+            "demo": stdio_server(),
+        },
+        mcp={"startupGateMs": 20000},
+    )
+    listed = run_omp(tmp_path, "mcp", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    problems = {row["name"]: row["problems"] for row in json.loads(listed.stdout)}
+    assert problems["args-text"] == ["args must be a list of strings"]
+    assert problems["headers-text"] == ["headers must be an object of strings"]
+    assert problems["env-list"] == ["env must be an object of strings"]
+    assert problems["number"] == ["command must be a string"]
+    assert problems["text"] == ["not an object"]
+    assert problems["demo"] == []
+    test = run_omp(tmp_path, "mcp", "test", "args-text")
+    assert test.returncode == 1 and "args must be a list of strings" in test.stdout
+    script = tmp_path / "script.jsonl"
+    steps = [
+        {"tool_calls": [{"name": "mcp__demo__shout", "arguments": {"text": "fine"}}]},
+        {"choose": [{"when": "FINE", "text": "the server said FINE"}, {"text": "no answer"}]},
+    ]
+    script.write_text("".join(json.dumps(s) + "\n" for s in steps))
+    proc = run_omp(tmp_path, "-p", "--script", str(script), "go")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "the server said FINE"
+    assert "args-text failed: args must be a list of strings" in proc.stderr
+    assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr

@@ -131,8 +131,12 @@ def load_servers(
             warnings.append(f"{path}: {exc}")
             continue
         for name, raw in entries.items():
-            if name not in servers and isinstance(raw, dict):
+            if name in servers:
+                continue
+            if isinstance(raw, dict):
                 servers[name] = normalise(name, raw, kind, str(path), environ)
+            else:
+                servers[name] = ServerConfig(name, source=str(path), problems=["not an object"])
     disabled = set(_disabled_names(agent_dir))
     for server in servers.values():
         if server.name in disabled:
@@ -184,6 +188,7 @@ def normalise(
     """One entry, in any of the supported shapes, as a ServerConfig."""
     problems: list[str] = []
     expanded: dict[str, str] = {}
+    raw = _well_typed(raw, problems)
 
     def expand(value: Any) -> str:
         def substitute(match: re.Match[str]) -> str:
@@ -213,9 +218,9 @@ def normalise(
     transport = TRANSPORTS.get(kind_name) or ("http" if url else "stdio")
     if kind_name and kind_name not in TRANSPORTS:
         problems.append(f"unknown transport type {kind_name!r} (use stdio, http or sse)")
-    if transport == "stdio" and not command:
+    if not problems and transport == "stdio" and not command:
         problems.append("no command given")
-    if transport != "stdio" and not url:
+    if not problems and transport != "stdio" and not url:
         problems.append("no url given")
     enabled = raw.get("enabled", True) is not False and not raw.get("disabled", False)
     return ServerConfig(
@@ -232,6 +237,54 @@ def normalise(
         source=source,
         problems=list(dict.fromkeys(problems)),
         expanded=expanded,
+    )
+
+
+_TEXT_KEYS = ("url", "httpUrl", "serverUrl", "cwd", "type", "transport", "bearer_token_env_var")
+_PAIRS_KEYS = {
+    "env": "env",
+    "environment": "env",
+    "headers": "headers",
+    "http_headers": "headers",
+    "env_http_headers": "headers",
+}
+
+
+def _well_typed(raw: Mapping[str, Any], problems: list[str]) -> dict[str, Any]:
+    """``raw`` without the fields of a wrong type, each named in ``problems`` (a hand-
+    edited file must not break every other server, nor ``omp mcp list``)."""
+    out = dict(raw)
+    command = out.get("command")
+    if command is not None and not (
+        isinstance(command, str) or (isinstance(command, list) and all(map(_scalar, command)))
+    ):
+        problems.append("command must be a string")
+        del out["command"]
+    args = out.get("args")
+    if args is not None and not (isinstance(args, list) and all(map(_scalar, args))):
+        problems.append("args must be a list of strings")
+        del out["args"]
+    for key, label in _PAIRS_KEYS.items():
+        if key in out and out[key] is not None and not _is_pairs(out[key]):
+            problems.append(f"{label} must be an object of strings")
+            del out[key]
+    for key in _TEXT_KEYS:
+        if out.get(key) is not None and not isinstance(out[key], str):
+            problems.append(f"{key} must be a string")
+            del out[key]
+    return out
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
+def _is_pairs(value: Any) -> bool:
+    """A mapping of scalars, or ACP's list of ``{"name": ..., "value": ...}``."""
+    if isinstance(value, Mapping):
+        return all(map(_scalar, value.values()))
+    return isinstance(value, list) and all(
+        isinstance(item, Mapping) and isinstance(item.get("name"), str) for item in value
     )
 
 
