@@ -302,3 +302,31 @@ def test_write_shows_a_diff_against_the_old_text_or_none_for_a_new_file(acp_rig)
             assert starts["w2"].locations[0].path == str(acp_rig.cwd / "new.txt")
 
     run(body())
+
+
+def test_cancel_while_a_permission_request_is_open(acp_rig):
+    (acp_rig.cwd / "notes.txt").write_text("alpha\n")
+    script = acp_rig.script(
+        [
+            {"tool_calls": [{"name": "read", "arguments": {"path": "notes.txt"}, "id": "c1"}]},
+            {"text": "never reached"},
+        ]
+    )
+
+    async def body():
+        async with acp_rig.connect("--script", str(script)) as (conn, client):
+            client.permission = None  # as the protocol asks: a cancelled turn's request
+            client.permission_gate = asyncio.Event()  # is answered "cancelled"
+            sid = (await conn.new_session(cwd=str(acp_rig.cwd), mcp_servers=[])).session_id
+            await conn.set_session_mode(session_id=sid, mode_id="always-ask")
+            turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[text_block("go")]))
+            while not client.permission_requests:
+                await asyncio.sleep(0.02)
+            await conn.cancel(session_id=sid)
+            client.permission_gate.set()
+            answer = await turn
+            assert answer.stop_reason == "cancelled"
+            assert client.of(sid, "tool_call_update")[-1].status == "failed"
+            assert "never reached" not in client.text(sid)
+
+    run(body())
