@@ -2,6 +2,7 @@
 //! the size cap: skipped as large), a NUL byte in the first 8 KiB marks a binary file,
 //! invalid UTF-8 read as U+FFFD, a line matches when the regex matches within it.
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
@@ -113,21 +114,32 @@ fn open(path: &Path) -> std::io::Result<File> {
 }
 
 pub fn read_file(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>, ()>> {
+    let mut data = Vec::new();
+    read_into(path, max_bytes, &mut data).map(|whole| if whole { Ok(data) } else { Err(()) })
+}
+
+/// Reads the file into `data` (its old content dropped, its room reused): None when it
+/// cannot be read, Some(false) when it is over `max_bytes`.
+fn read_into(path: &Path, max_bytes: u64, data: &mut Vec<u8>) -> Option<bool> {
+    data.clear();
     let mut file = open(path).ok()?;
     let size = file.metadata().ok()?.len();
     if size > max_bytes {
-        return Some(Err(()));
+        return Some(false);
     }
-    let mut data = Vec::with_capacity(size as usize + 1);
-    (&mut file)
-        .take(max_bytes + 1)
-        .read_to_end(&mut data)
-        .ok()?;
-    if data.len() as u64 > max_bytes {
-        return Some(Err(()));
-    }
-    Some(Ok(data))
+    data.reserve(size as usize + 1);
+    (&mut file).take(max_bytes + 1).read_to_end(data).ok()?;
+    Some(data.len() as u64 <= max_bytes)
 }
+
+thread_local! {
+    /// Each searching thread reads its files into one buffer (no allocation per file).
+    static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Above this a thread's buffer is freed after the file (one large file read at times
+/// should not pin its size for the thread's life).
+const KEPT_BUFFER_BYTES: usize = 8 * 1024 * 1024;
 
 /// Invalid UTF-8 replaced by U+FFFD, as Python's `decode("utf-8", "replace")` does.
 pub fn utf8(data: Vec<u8>) -> Vec<u8> {
@@ -193,16 +205,31 @@ pub fn scan(matcher: &RegexMatcher, text: &[u8], mode: Mode, limit: usize) -> Ou
 }
 
 pub fn search_file(query: &Query, path: &Path, max_bytes: u64) -> Outcome {
-    let data = match read_file(path, max_bytes) {
-        None => return Outcome::Unreadable,
-        Some(Err(())) => return Outcome::Large,
-        Some(Ok(data)) => data,
-    };
+    BUFFER.with_borrow_mut(|data| {
+        let outcome = match read_into(path, max_bytes, data) {
+            None => Outcome::Unreadable,
+            Some(false) => Outcome::Large,
+            Some(true) => search_bytes(query, data),
+        };
+        if data.capacity() > KEPT_BUFFER_BYTES {
+            *data = Vec::new();
+        }
+        outcome
+    })
+}
+
+fn search_bytes(query: &Query, data: &[u8]) -> Outcome {
     let sniff = &data[..data.len().min(BINARY_SNIFF_BYTES)];
     if memchr::memchr(0, sniff).is_some() {
         return Outcome::Binary;
     }
-    scan(&query.matcher, &utf8(data), query.mode, query.limit)
+    match std::str::from_utf8(data) {
+        Ok(_) => scan(&query.matcher, data, query.mode, query.limit),
+        Err(_) => {
+            let text = String::from_utf8_lossy(data);
+            scan(&query.matcher, text.as_bytes(), query.mode, query.limit)
+        }
+    }
 }
 
 pub fn wanted(query: &Query, rel: &str, name: &str) -> bool {

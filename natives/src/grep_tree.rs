@@ -13,7 +13,7 @@ use crate::grep::{
     line_text, read_file, search_file, utf8, wanted, Answer, Line, Mode, Outcome, Query,
     MAX_EXPLICIT_FILE_BYTES, MAX_FILE_BYTES,
 };
-use crate::walk::{slash_path, threads, walk_parallel, walk_sorted, Kind};
+use crate::walk::{slash_path, threads, walk_order, walk_parallel, walk_sorted, Kind};
 
 /// What a file adds to the answer, handed on as soon as it is known (streaming):
 /// its path, matching-line count and, in content mode, its lines (line, text, match).
@@ -124,7 +124,7 @@ pub fn search_all(query: &Query, root: &Path, cancel: &AtomicBool, on_hit: OnHit
         true
     });
     let mut found = found.into_inner().unwrap();
-    found.sort_by(|a, b| a.0.cmp(&b.0));
+    found.sort_unstable_by(|a, b| walk_order(&a.0, &b.0));
     assemble(query, root, found)
 }
 

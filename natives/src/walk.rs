@@ -2,6 +2,7 @@
 //! entries the pure-Python walker yields (`.gitignore` and `.ignore` at every level,
 //! `.git/info/exclude`, hidden files kept, `.git` skipped, links listed, never followed).
 
+use std::cmp::Ordering as Order;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -37,12 +38,42 @@ impl Entry {
     }
 }
 
+/// The walker's relative paths are already `/`-separated here (no `.` or doubled
+/// separators), so this is one copy, not a join of components.
+#[cfg(unix)]
+pub fn slash_path(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+#[cfg(not(unix))]
 pub fn slash_path(path: &Path) -> String {
     let parts: Vec<_> = path
         .components()
         .map(|c| c.as_os_str().to_string_lossy())
         .collect();
     parts.join("/")
+}
+
+/// The walk order of two relative paths (depth first, names sorted), as comparing their
+/// components would give, without splitting them: the bytes compared with the separator
+/// taken as the lowest byte (a name holds neither it nor NUL).
+pub fn walk_order(a: &Path, b: &Path) -> Order {
+    let (a, b) = (
+        a.as_os_str().as_encoded_bytes(),
+        b.as_os_str().as_encoded_bytes(),
+    );
+    let same = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let key = |byte: u8| {
+        if std::path::is_separator(byte as char) {
+            0
+        } else {
+            byte
+        }
+    };
+    match (a.get(same), b.get(same)) {
+        (Some(&x), Some(&y)) => key(x).cmp(&key(y)),
+        (x, y) => x.is_some().cmp(&y.is_some()),
+    }
 }
 
 fn inside_repository(root: &Path) -> bool {
@@ -149,7 +180,7 @@ pub fn collect(root: &Path, cancel: &AtomicBool) -> Vec<Entry> {
         true
     });
     let mut found = found.into_inner().unwrap();
-    found.sort_by(|a, b| a.rel.cmp(&b.rel));
+    found.sort_unstable_by(|a, b| walk_order(&a.rel, &b.rel));
     found
 }
 
@@ -208,6 +239,19 @@ mod tests {
             .collect();
         assert_eq!(names, parallel);
         fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
+    fn walk_order_compares_as_components_do() {
+        let paths = [
+            "a", "a.txt", "a/b", "a/b/c", "a-b", "ab", "a/b.c", "b", "a/\u{e9}",
+        ];
+        for x in paths {
+            for y in paths {
+                let (x, y) = (Path::new(x), Path::new(y));
+                assert_eq!(walk_order(x, y), x.cmp(y), "{x:?} {y:?}");
+            }
+        }
     }
 
     #[test]
