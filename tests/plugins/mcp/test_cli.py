@@ -59,11 +59,23 @@ def test_test_reports_a_server_that_never_starts_with_its_stderr(tmp_path: Path)
 
 
 def test_bad_usage_is_one_line_and_non_zero(tmp_path: Path) -> None:
-    for args in (["frob"], ["test"], ["remove", "nope"], ["add", "x"], ["test", "nope"]):
+    cases = (
+        ["frob"],
+        ["test"],
+        ["remove", "nope"],
+        ["add", "x"],
+        ["test", "nope"],
+        ["list", "--bogus"],
+        ["add", "", "--", "cmd"],
+        ["add", "x y", "--", "cmd"],
+        ["add", "web", "ftp://example.org/mcp"],
+    )
+    for args in cases:
         proc = run_omp(tmp_path, "mcp", *args)
         assert proc.returncode != 0, args
         lines = [line for line in proc.stderr.splitlines() if line.strip()]
         assert len(lines) == 1 and lines[0].startswith("omp: "), (args, proc.stderr)
+    assert not (tmp_path / "agent" / "mcp.json").exists()
 
 
 def test_a_print_run_calls_an_mcp_tool(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from omp_mcp.config import (
     project_config_path,
 )
 
+NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 USAGE = """\
 usage: omp mcp list [--json]                      every server, where it comes from, on or off
        omp mcp add NAME [--project] [--env K=V]... [--timeout MS] -- COMMAND [ARGS...]
@@ -47,6 +49,9 @@ def run(args: list[str], runtime: Any) -> int:
         return found
 
     if action == "list":
+        unknown = [a for a in rest if a != "--json"]
+        if unknown:
+            raise UsageError(f"unknown argument {unknown[0]!r}; usage: omp mcp list [--json]")
         return _list(servers(), "--json" in rest)
     if action == "add":
         return _add(rest, cwd, agent_dir)
@@ -182,6 +187,11 @@ def _add(rest: list[str], cwd: Path, agent_dir: Path) -> int:
     else:
         raise UsageError("usage: omp mcp add NAME -- COMMAND [ARGS...]  or  omp mcp add NAME URL")
     name = names[0]
+    if not NAME.fullmatch(name):
+        raise UsageError(f"cannot add {name!r}: a server name is letters, digits, - and _")
+    url = entry.get("url", "")
+    if url and not url.lower().startswith(("http://", "https://")):
+        raise UsageError(f"cannot add {name}: {url} is not an http:// or https:// URL")
     if normalise(name, entry, "mcpServers", "", {}).problems and "${" not in json.dumps(entry):
         raise UsageError(f"cannot add {name}: nothing to start")
     path = project_config_path(cwd) if project else agent_config_path(agent_dir)
