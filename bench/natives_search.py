@@ -14,10 +14,17 @@ venv; a benchmark tool, not a project dependency), else ``rg`` on PATH. Also the
 ``omp_search`` hook to the result text, streaming its partial results to an update
 callback as in a session - against the raw natives call, the workspace tree (``ls``
 with depth 3) of both backends, and fuzzy ranking of 100,000 paths. Targets:
-natives/rg <= 1.0, python/natives >= 10, tool/raw <= 1.2, fuzzy < 20 ms. A report, not
-a test: exits 0.
+natives/rg <= 1.0, python/natives >= 10, tool/raw <= 1.2, fuzzy < 20 ms. Each engine's
+CPU time (this process's, or the rg child's) is reported beside its wall time: on a
+machine others share, it is the steadier figure.
 
-    .venv/bin/python bench/natives_search.py [--mb 100] [--runs 5] [--json]
+``--floor`` also builds and runs ``natives/examples/read_floor.rs`` (cargo): the same walk
+and threads as the natives grep, only reading every file. Its CPU time spread over the
+machine's cores is the least wall time any grep of the tree can take, so the pure-Python
+backend's wall time over it is the largest python/natives ratio this machine allows. A
+report, not a test: exits 0.
+
+    .venv/bin/python bench/natives_search.py [--mb 100] [--runs 5] [--json] [--floor]
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -105,24 +113,56 @@ def rg_engine(rg: str, root: str) -> dict[str, Callable[[], str]]:
     }
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of its waited-for children (the rg runs)."""
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def alternate(engines: dict[str, dict[str, Callable[[], str]]], runs: int) -> dict[str, Any]:
-    """Median seconds and the answer of each (query, engine); one warm-up round first."""
+    """Median wall and CPU seconds and the answer of each (query, engine); one warm-up
+    round first."""
     times: dict[tuple[str, str], list[float]] = {}
+    cpu: dict[tuple[str, str], list[float]] = {}
     answers: dict[tuple[str, str], str] = {}
     for round_no in range(runs + 1):
         for query in QUERIES:
             for engine, calls in engines.items():
-                start = time.perf_counter()
+                start, cpu_start = time.perf_counter(), cpu_seconds()
                 answers[query, engine] = calls[query]()
                 if round_no:
                     times.setdefault((query, engine), []).append(time.perf_counter() - start)
+                    cpu.setdefault((query, engine), []).append(cpu_seconds() - cpu_start)
     return {
         query: {
-            engine: {"s": statistics.median(times[query, engine]), "answer": answers[query, engine]}
+            engine: {
+                "s": statistics.median(times[query, engine]),
+                "cpu_s": statistics.median(cpu[query, engine]),
+                "answer": answers[query, engine],
+            }
             for engine in engines
         }
         for query in QUERIES
     }
+
+
+def read_floor(root: str, runs: int) -> dict[str, Any] | None:
+    """natives/examples/read_floor.rs on ``root`` (built with cargo): wall and CPU ms of
+    walking and reading every file, nothing else; None without cargo."""
+    natives = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "natives")
+    if shutil.which("cargo") is None:
+        return None
+    command = ["cargo", "run", "--quiet", "--release", "--example", "read_floor", "--"]
+    done = subprocess.run(
+        [*command, root, str(max(runs, 9))], cwd=natives, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        print(f"natives_search: read_floor failed: {done.stderr[-500:]}", file=sys.stderr)
+        return None
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def tool_vs_raw(root: str, runs: int) -> dict[str, float]:
@@ -212,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mb", type=int, default=100, help="least tree size in MB")
     parser.add_argument("--runs", type=int, default=5, help="timed rounds (median)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument(
+        "--floor", action="store_true", help="also time reading the tree alone (cargo)"
+    )
     args = parser.parse_args(argv)
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, here)
@@ -237,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
             "workspace_tree": trees(tmp, args.runs),
             "fuzzy_100k": fuzzy(args.runs),
         }
+        if args.floor:
+            report["read_floor"] = read_floor(tmp, args.runs)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -244,11 +289,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"tree: {tree['bytes'] / 1e6:.0f} MB, {tree['files']} files; {report['cpus']} CPUs")
     for query, by_engine in report["queries"].items():
         nat, py = by_engine["natives"]["s"], by_engine["python"]["s"]
-        line = f"{query:14} natives {nat * 1000:7.1f} ms  python {py * 1000:8.1f} ms"
-        line += f"  python/natives {py / nat:5.1f}x"
+        nat_cpu, py_cpu = by_engine["natives"]["cpu_s"], by_engine["python"]["cpu_s"]
+        line = f"{query:14} natives {nat * 1000:6.1f} ms (cpu {nat_cpu * 1000:5.1f})"
+        line += f"  python {py * 1000:6.1f} ms (cpu {py_cpu * 1000:5.1f})"
+        line += f"  python/natives {py / nat:4.1f}x"
         if "rg" in by_engine:
-            rg_s = by_engine["rg"]["s"]
-            line += f"  rg {rg_s * 1000:7.1f} ms  natives/rg {nat / rg_s:.2f}"
+            rg_s, rg_cpu = by_engine["rg"]["s"], by_engine["rg"]["cpu_s"]
+            line += f"  rg {rg_s * 1000:6.1f} ms (cpu {rg_cpu * 1000:5.1f})"
+            line += f"  natives/rg {nat / rg_s:.2f}"
         print(line)
         answers = {engine: by_engine[engine]["answer"] for engine in by_engine}
         print(f"{'':14} answers: {answers}")
@@ -265,6 +313,16 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"fuzzy rank of {report['fuzzy_100k']['paths']} paths: {report['fuzzy_100k']['ms']:.1f} ms"
     )
+    floor = report.get("read_floor")
+    if floor:
+        least = floor["cpu_ms"] / report["cpus"]
+        py_literal = report["queries"]["grep literal"]["python"]["s"] * 1000
+        print(
+            f"read floor (walk + read every file, {floor['threads']} threads): wall "
+            f"{floor['wall_ms']:.1f} ms, cpu {floor['cpu_ms']:.1f} ms -> no grep can take less "
+            f"than {least:.1f} ms on {report['cpus']} CPUs; python grep literal over it: "
+            f"{py_literal / least:.1f}x at most"
+        )
     return 0
 
 
