@@ -66,6 +66,14 @@ SCRIPT = [
         "tool_calls": [{"name": "forbidden_host", "arguments": {}}],
         "repeat": True,
     },
+    {
+        "when": "BADHOST",
+        "tool_calls": [
+            {"name": "echo_host", "arguments": {}},
+            {"name": "echo_host", "arguments": {"text": 5}},
+        ],
+        "repeat": True,
+    },
     {"when": "BIG", "tool_calls": [{"name": "big", "arguments": {}}], "repeat": True},
     {
         "when": "SLOW",

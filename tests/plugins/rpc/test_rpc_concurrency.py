@@ -332,3 +332,16 @@ def test_sequential_thinking_holds_host_tools_like_built_in_ones(fresh_rpc):
         ("sequential_thinking", False),
         ("echo_host", False),
     ]
+
+
+def test_host_tool_arguments_are_checked_against_its_schema(fresh_rpc):
+    # as for a built-in tool, the model hears what is wrong and the host is not called
+    client = fresh_rpc()
+    client.ok("set_host_tools", tools=[ECHO_HOST])
+    frames = client.run("BADHOST calls")
+    ends = [f for f in frames if f["type"] == "tool_execution_end"]
+    assert [e["isError"] for e in ends] == [True, True]
+    texts = [e["result"]["content"][0]["text"] for e in ends]
+    assert texts[0] == "Invalid arguments for tool echo_host: text: Field required"
+    assert texts[1] == "Invalid arguments for tool echo_host: text: Input should be a valid string"
+    assert not any(f["type"] == "host_tool_call" for f in frames)

@@ -25,6 +25,39 @@ class _Arguments(BaseModel):
     model_config = ConfigDict(extra="allow")
 
 
+_JSON_TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "string": ("string_type", lambda v: isinstance(v, str)),
+    "integer": ("int_type", lambda v: isinstance(v, int) and not isinstance(v, bool)),
+    "number": (
+        "float_type",
+        lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    ),
+    "boolean": ("bool_type", lambda v: isinstance(v, bool)),
+    "array": ("list_type", lambda v: isinstance(v, list)),
+    "object": ("dict_type", lambda v: isinstance(v, dict)),
+    "null": ("none_required", lambda v: v is None),
+}
+
+
+def schema_problems(schema: dict[str, Any], arguments: dict[str, Any]) -> list[dict[str, Any]]:
+    """What is wrong with ``arguments`` for an object schema, as pydantic line errors."""
+    problems: list[dict[str, Any]] = []
+    required = schema.get("required")
+    for name in required if isinstance(required, list) else []:
+        if isinstance(name, str) and name not in arguments:
+            problems.append({"type": "missing", "loc": (name,), "input": arguments})
+    properties = schema.get("properties")
+    for name, value in arguments.items():
+        spec = properties.get(name) if isinstance(properties, dict) else None
+        wanted = spec.get("type") if isinstance(spec, dict) else None
+        kinds = [wanted] if isinstance(wanted, str) else wanted
+        if not isinstance(kinds, list) or not all(k in _JSON_TYPES for k in kinds):
+            continue  # no type, or one this check does not know: the host decides
+        if not any(_JSON_TYPES[k][1](value) for k in kinds):
+            problems.append({"type": _JSON_TYPES[kinds[0]][0], "loc": (name,), "input": value})
+    return problems
+
+
 class _Call:
     def __init__(self, on_update: Callable[[Any], None]) -> None:
         self.future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
@@ -51,6 +84,14 @@ class HostTool(Tool):
         return self._json_schema
 
     def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The schema's required properties and the JSON types of the properties given
+        (what a model gets wrong); a pydantic ValidationError, which the loop turns into
+        the tool error the model reads, as for a built-in tool's arguments."""
+        problems = schema_problems(self._json_schema, arguments)
+        if problems:
+            from pydantic_core import ValidationError
+
+            raise ValidationError.from_exception_data(self.name, problems)  # type: ignore[arg-type]
         return dict(arguments)
 
     async def execute(  # type: ignore[override]
