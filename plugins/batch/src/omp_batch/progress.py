@@ -159,7 +159,9 @@ class RichProgress(Progress):
 
     def show(self, result: dict[str, Any]) -> None:
         if result["status"] != "done":
-            self._bar().console.print(f"{result['id']}: {result['status']}: {result['error']}")
+            # Errors are arbitrary text (a provider's message): never rich markup.
+            line = f"{result['id']}: {result['status']}: {result['error']}"
+            self._bar().console.print(line, markup=False, highlight=False)
         self._refresh()
 
     def close(self) -> None:
