@@ -224,3 +224,21 @@ def test_a_server_that_crashes_again_after_its_restart_waits_out_a_backoff(omp_h
     assert re.search(r"MCP server demo is down .*; it restarts on a call in [01] s", text_of(third))
     warnings = [e.message for e in events.of("notice") if "demo failed" in e.message]
     assert len(warnings) == 2  # once per crash; the refused call adds none
+
+
+def test_two_servers_whose_tool_names_collide_keep_the_first_and_say_so(omp_harness) -> None:
+    configure(
+        omp_harness.agent_dir,
+        {"x.y": stdio_server(), "x_y": stdio_server("--tools", "1")},
+        mcp={"startupGateMs": 20000},
+    )
+    session = omp_harness.session(
+        script=[call("mcp__x_y__shout", text="a"), call("mcp__x_y__t000"), {"text": "ok"}]
+    )
+    events = omp_harness.run(session, "go")
+    manager_tools = tool_results(events)
+    assert text_of(manager_tools["mcp__x_y__shout"][0]) == "A"
+    assert text_of(manager_tools["mcp__x_y__t000"][0]) == "tool 0: "
+    notices = [e.message for e in events.of("notice") if "have the names of" in e.message]
+    assert len(notices) == 1
+    assert "x_y" in notices[0] and "x.y" in notices[0] and "mcp__x_y__shout" in notices[0]

@@ -39,6 +39,7 @@ class McpManager:
         self.connections: dict[str, Connection] = {}
         self.tools: dict[str, McpTool] = {}
         self._watchers: set[asyncio.Task[Any]] = set()
+        self._clashes: set[tuple[str, str]] = set()
         self.loop = asyncio.get_running_loop()
 
     def configs(self) -> tuple[list[ServerConfig], list[str]]:
@@ -109,10 +110,27 @@ class McpManager:
         self.ctx.ui.notify(f"mcp: server {connection.name} failed: {connection.error}", "warning")
 
     def _sync_tools(self, connection: Connection) -> None:
-        wanted = {}
+        wanted: dict[str, McpTool] = {}
+        others = {
+            n: t.connection.name for n, t in self.tools.items() if t.connection is not connection
+        }
+        clashes: dict[str, str] = {}
         for remote in connection.tools:
             tool = McpTool(connection, remote, max_bytes=self.max_bytes, on_call=self._report)
-            wanted[tool.name] = tool
+            holder = others.get(tool.name) or (connection.name if tool.name in wanted else None)
+            if holder is None:
+                wanted[tool.name] = tool
+            elif (connection.name, tool.name) not in self._clashes:
+                clashes[tool.name] = holder
+        if clashes:
+            # Names differing only in characters providers refuse, or cut at 64.
+            self._clashes |= {(connection.name, name) for name in clashes}
+            holders = ", ".join(sorted(set(clashes.values())))
+            self.ctx.ui.notify(
+                f"mcp: {len(clashes)} tool(s) of server {connection.name} have the names of "
+                f"tools of {holders} ({', '.join(sorted(clashes))}); only those are offered",
+                "warning",
+            )
         for name in [n for n, t in self.tools.items() if t.connection is connection]:
             if name not in wanted:
                 self.api.unregister_tool(name)
