@@ -2,15 +2,16 @@
 
 Starting Ray takes seconds, so the batch runs once for the whole module (one fixture)
 and the tests read what it left. Marked ``ray``: CI runs it once with the suite;
-``-m "not ray"`` leaves it out of a quick local run."""
+``-m "not ray"`` leaves it out of a quick local run. The unreachable address needs no
+instance and is not marked."""
 
 from __future__ import annotations
 
 import json
+import socket
+import time
 
 import pytest
-
-pytestmark = pytest.mark.ray
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +21,9 @@ def ray_batch(tmp_path_factory, make_batch):
         {"tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}}]}, {"text": "read it"}
     )
     failing = batch.script({"error": "provider exploded"})
-    tasks = [
+    slow = batch.script({"delay": 3, "text": "slowly"})
+    tasks = [{"id": "slow", "prompt": "x", "cwd": "work", "flags": {"script": slow}}]
+    tasks += [
         {
             "id": f"r{n}",
             "prompt": "x",
@@ -28,13 +31,22 @@ def ray_batch(tmp_path_factory, make_batch):
             "flags": {"script": ok},
             "resources": {"num_cpus": 1},
         }
-        for n in range(8)
+        for n in range(6)
     ]
     crasher = [batch.crasher()]
     tasks.append(
         {"id": "lost", "prompt": "x", "cwd": "work", "flags": {"script": ok}, "plugins": crasher}
     )
     tasks.append({"id": "bad", "prompt": "x", "cwd": "work", "flags": {"script": failing}})
+    tasks.append(
+        {
+            "id": "too-big",
+            "prompt": "x",
+            "cwd": "work",
+            "flags": {"script": ok},
+            "resources": {"num_gpus": 1},
+        }
+    )
     path = batch.tasks(tasks)
     proc = batch.run(
         str(path), "--out", "out", "--engine", "ray", "--jobs", "2", "--json", timeout=240
@@ -42,12 +54,14 @@ def ray_batch(tmp_path_factory, make_batch):
     return batch, proc
 
 
+@pytest.mark.ray
 def test_every_task_ran_as_a_ray_task_with_its_own_session(ray_batch):
     batch, proc = ray_batch
-    assert proc.returncode == 1, proc.stderr  # one task failed
+    assert proc.returncode == 1, proc.stderr  # two tasks failed
     results = {r["id"]: r for r in batch.results()}
     assert len(results) == 10 and len(batch.results()) == 10
-    for n in range(8):
+    assert results["slow"]["status"] == "done" and results["slow"]["answer"] == "slowly"
+    for n in range(6):
         assert results[f"r{n}"]["status"] == "done", results[f"r{n}"]
         assert results[f"r{n}"]["answer"] == "read it" and results[f"r{n}"]["turns"] == 2
         assert (batch.root / "out" / f"r{n}" / "session.jsonl").is_file()
@@ -57,9 +71,38 @@ def test_every_task_ran_as_a_ray_task_with_its_own_session(ray_batch):
     assert "provider exploded" in results["bad"]["error"]
 
 
+@pytest.mark.ray
+def test_a_task_asking_for_more_than_the_instance_has_fails_alone_at_once(ray_batch):
+    batch, _ = ray_batch
+    results = {r["id"]: r for r in batch.results()}
+    assert results["too-big"]["status"] == "failed"
+    assert "needs CPU 1, GPU 1," in results["too-big"]["error"], results["too-big"]
+    assert "no node of the Ray cluster has that much" in results["too-big"]["error"]
+
+
+@pytest.mark.ray
 def test_results_stream_back_as_they_finish(ray_batch):
     batch, proc = ray_batch
     events = [json.loads(line) for line in proc.stdout.splitlines()]
     finished = [e["result"]["id"] for e in events if e["event"] == "finished"]
     assert finished == [r["id"] for r in batch.results()]  # appended in the order reported
-    assert events[-1]["event"] == "end" and events[-1]["counts"] == {"done": 9, "failed": 1}
+    # The first task submitted takes 3 s; the quick ones came back while it ran.
+    assert finished.index("slow") > finished.index("r3"), finished
+    assert events[-1]["event"] == "end" and events[-1]["counts"] == {"done": 8, "failed": 2}
+
+
+def test_an_address_where_no_cluster_listens_is_one_line_at_once(batch):
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    tasks = batch.tasks([{"id": "a", "prompt": "x", "cwd": "work"}])
+    began = time.monotonic()
+    proc = batch.run(
+        str(tasks), "--out", "out", "--engine", "ray", "--address", f"127.0.0.1:{port}"
+    )
+    assert time.monotonic() - began < 30
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and f"cannot reach a Ray cluster at 127.0.0.1:{port}" in lines[0], lines
+    proc = batch.run(str(tasks), "--out", "out", "--engine", "ray", "--address", "nowhere")
+    assert proc.returncode == 2 and "--address takes HOST:PORT" in proc.stderr, proc.stderr

@@ -4,19 +4,28 @@ Ray schedules them over the cluster with each task's ``resources`` (``num_cpus``
 default 1, ``num_gpus``, ``memory``, custom resources), re-runs a task whose node was
 lost (``--max-retries``, default 3; a task that failed on its own is not retried), and
 results come back as each finishes (``ray.wait``), to be appended at once. Without
-``--address`` a local instance is started (``--jobs N`` CPUs) and stopped at the end.
+``--address`` a local instance is started (``--jobs N`` CPUs) and stopped at the end;
+there a task asking for more than the instance has fails alone at once, where Ray
+would keep it waiting for a node that never comes (a cluster with an autoscaler may
+still add one, so tasks sent to ``--address`` are left to Ray). An address where
+nothing listens is one line at once, before Ray spends minutes retrying it.
 The shared rate limit lives in one Ray actor that every task's session asks.
 """
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
+from omp.errors import OmpError, UsageError
 from omp_batch.engine import EngineOptions, Interrupted, Report
 from omp_batch.ratelimit import Limit, limit_for, reserve, spend
 from omp_batch.session_run import Job, execute
 
 CANCEL_GRACE_S = 10.0
+CONNECT_TIMEOUT_S = 5.0
+# Ray's names for the task options that are resources.
+RESOURCE_NAMES = {"num_cpus": "CPU", "num_gpus": "GPU", "memory": "memory"}
 
 
 def _run_task(task: dict[str, Any], job: Job) -> dict[str, Any]:
@@ -75,15 +84,22 @@ class RayEngine:
         self._started_here = False
 
     def _ray(self) -> Any:
+        if self.options.address:
+            _reachable(self.options.address)
         import ray
 
         if not ray.is_initialized():
             common = {"log_to_driver": False, "configure_logging": False}
-            if self.options.address:
-                ray.init(address=self.options.address, **common)
-            else:
-                ray.init(num_cpus=self.options.jobs, include_dashboard=False, **common)
-                self._started_here = True
+            try:
+                if self.options.address:
+                    ray.init(address=self.options.address, **common)
+                else:
+                    ray.init(num_cpus=self.options.jobs, include_dashboard=False, **common)
+                    self._started_here = True
+            except Exception as exc:
+                where = f"connect to {self.options.address}" if self.options.address else "start"
+                reason = " ".join(str(exc).split())[:300]
+                raise OmpError(f"Ray could not {where}: {type(exc).__name__}: {reason}") from None
         return ray
 
     def limiter(self, job: Job, limits: dict[str, Limit]) -> Any:
@@ -111,7 +127,12 @@ class RayEngine:
         ray = self._ray()
         try:
             ids: dict[Any, str] = {}
+            nodes = _nodes(ray) if self._started_here else None
             for task in tasks:
+                short = _shortfall(task.resources, nodes) if nodes is not None else None
+                if short:
+                    report("finished", _failure(task.id, "failed", short))
+                    continue
                 ids[self._submit(ray, task, job)] = task.id
                 report("started", task.id)
             pending = list(ids)
@@ -151,3 +172,37 @@ class RayEngine:
         for ref in left:
             ray.cancel(ref, force=True)
             report("finished", _failure(ids[ref], "cancelled", "cancelled (killed)"))
+
+
+def _reachable(address: str) -> None:
+    """Fail at once, in one line, when nothing listens at ``--address`` (HOST:PORT or
+    ray://HOST:PORT; ``auto`` is left to Ray)."""
+    if address in ("auto", "local"):
+        return
+    host, sep, port = address.split("://", 1)[-1].rstrip("/").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise UsageError(f"--address takes HOST:PORT or ray://HOST:PORT, not {address!r}")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise OmpError(f"cannot reach a Ray cluster at {address}: {reason}") from None
+
+
+def _nodes(ray: Any) -> list[dict[str, float]]:
+    return [dict(node["Resources"]) for node in ray.nodes() if node.get("Alive")]
+
+
+def _shortfall(resources: dict[str, float], nodes: list[dict[str, float]]) -> str | None:
+    """Why no node can ever run a task asking for ``resources``, or None."""
+    demand = {"CPU": 1.0, **{RESOURCE_NAMES.get(k, k): float(v) for k, v in resources.items()}}
+    demand = {name: amount for name, amount in demand.items() if amount > 0}
+    if any(all(node.get(k, 0.0) >= v for k, v in demand.items()) for node in nodes):
+        return None
+    wanted = ", ".join(f"{k} {v:g}" for k, v in demand.items())
+    largest = max(nodes, key=lambda node: node.get("CPU", 0.0), default={})
+    has = ", ".join(f"{k} {largest.get(k, 0.0):g}" for k in demand)
+    return (
+        f"needs {wanted}, and no node of the Ray cluster has that much (the largest has "
+        f'{has}); change its "resources" or run it on a cluster with --address'
+    )
