@@ -48,6 +48,23 @@ DECORATING_PLUGIN = textwrap.dedent(
         ]
     """
 )
+PRINTING_PLUGIN = textwrap.dedent(
+    """
+    import sys
+    import threading
+
+    import omp
+
+
+    @omp.hookimpl
+    def omp_agent_start(event, ctx):
+        print("PRINTED BY A PLUGIN")
+        print("WARNED ON STDERR", file=sys.stderr)
+        worker = threading.Thread(target=lambda: print("PRINTED FROM A THREAD"))
+        worker.start()
+        worker.join()
+    """
+)
 
 
 def answer(text: str, **more) -> dict:
@@ -243,3 +260,20 @@ def test_a_failing_command_with_long_output_shows_its_exit_code(terminal, omp_cl
     terminal.send("Enter")
     screen = terminal.wait_for("it failed")
     assert "Exit code: 4" in screen and "build-step-30" in screen
+
+
+def test_what_a_plugin_prints_goes_above_the_editor_not_into_it(terminal, omp_cli):
+    extension = omp_cli.extension(PRINTING_PLUGIN, "printing.py")
+    script = omp_cli.script([answer("the answer", delay=0.5)])
+    terminal.start("--script", script, "-e", extension).ready()
+    terminal.type("go")
+    terminal.send("Enter")
+    terminal.wait_for("the answer")
+    terminal.wait_for(lambda s: "esc to interrupt" not in s, whole=False)
+    terminal.type("typing on")
+    screen = terminal.wait_for("> typing on", whole=False)
+    lines = [line.rstrip() for line in screen.splitlines()]
+    for printed in ("PRINTED BY A PLUGIN", "WARNED ON STDERR", "PRINTED FROM A THREAD"):
+        assert printed in lines
+        assert lines.index(printed) < lines.index("the answer")
+    assert [line for line in lines if line.startswith(">")] == ["> typing on"]

@@ -86,7 +86,8 @@ class InteractiveApp:
             self.transcript.replay(self.session.agent.messages)
         self.show_title()
         try:
-            code = await self.application.run_async(pre_run=self._started, handle_sigint=False)
+            with self.scrollback.capturing():
+                code = await self.application.run_async(pre_run=self._started, handle_sigint=False)
         finally:
             await self._stop_work()
             self.transcript.flush()
