@@ -52,7 +52,10 @@ class Terminal:
         words = [*(["env", *(f"{k}={v}" for k, v in env.items())] if env else [])]
         words += [*self.omp_cli.command, *args]
         command = " ".join(shlex.quote(str(a)) for a in words)
-        line = f'{command}{shell_suffix}; echo "[exit $?]"; sleep 600'
+        # A shell's prompt line first, as when a user types ``omp``: tmux moves a screen
+        # erased from its top-left corner into its history (scroll-on-clear), so a frame
+        # drawn on the first row would leave copies of itself above the transcript.
+        line = f'echo "$ omp"; {command}{shell_suffix}; echo "[exit $?]"; sleep 600'
         self.tmux(
             "new-session",
             "-d",
