@@ -288,6 +288,13 @@ _ENTRIES = [
         choices=("auto", "python"),
     ),
     _s(
+        "includeWorkspaceTree",
+        "boolean",
+        False,
+        "the workspace tree (depth 3, ignore rules applied) in the system prompt, "
+        "taken once per session",
+    ),
+    _s(
         "sequentialThinking.forcedThoughts",
         "integer",
         0,

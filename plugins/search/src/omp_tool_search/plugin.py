@@ -5,7 +5,8 @@ backend (grep, find and the tree ``ls`` shows with a depth): ``trylast``, so any
 backend (natives, tryfirst) that answers wins. It runs the search in a worker thread,
 with the regex time limit of the setting ``search.regexTimeoutMs``; when the awaiting
 call is cancelled (the run was aborted) the walk is told to stop, and a regex worker
-process is killed.
+process is killed. ``omp_before_agent_start`` adds the workspace tree to the system
+prompt when the setting ``includeWorkspaceTree`` is on (``prompt_tree``).
 """
 
 from __future__ import annotations
@@ -52,3 +53,16 @@ async def omp_search(event: Any, ctx: Any) -> dict[str, Any] | None:
         stop.set()
         raise
     return {"result": answer}
+
+
+@omp.hookimpl
+async def omp_before_agent_start(event: Any, ctx: Any) -> dict[str, Any] | None:
+    settings = getattr(ctx, "settings", None)
+    from omp_tool_search import prompt_tree
+
+    if settings is None or not settings.get(prompt_tree.SETTING):
+        return None
+    tree = await prompt_tree.section(ctx)
+    if tree is None:
+        return None
+    return {"system_prompt": prompt_tree.with_tree(event.system_prompt, tree)}
