@@ -193,3 +193,36 @@ def test_a_task_whose_worker_dies_fails_alone(batch):
     assert results["dies"]["status"] == "failed"
     assert "worker process died (exit code 9)" in results["dies"]["error"]
     assert [results[f"t{n}"]["status"] for n in range(4)] == ["done"] * 4
+
+
+def test_a_task_stuck_past_its_time_budget_is_stopped_and_the_rest_go_on(batch):
+    """A plugin that blocks the session's event loop (a synchronous sleep) cannot be
+    aborted from inside: its worker is killed a few seconds past the time budget."""
+    stuck = batch.root / "stuck.py"
+    stuck.write_text(
+        "import time\nimport omp\n\n\n@omp.hookimpl\ndef omp_turn_start(event):\n"
+        "    time.sleep(120)\n"
+    )
+    ok = batch.script({"text": "fine"})
+    tasks = [
+        {
+            "id": "stuck",
+            "prompt": "x",
+            "cwd": "work",
+            "flags": {"script": ok},
+            "plugins": [str(stuck)],
+            "budget": {"time": 1},
+        }
+    ]
+    tasks += [
+        {"id": f"t{n}", "prompt": "x", "cwd": "work", "flags": {"script": ok}} for n in range(3)
+    ]
+    began = time.monotonic()
+    proc = batch.run(str(batch.tasks(tasks)), "--out", "out", "--jobs", "1")
+    assert time.monotonic() - began < 60, proc.stderr
+    assert proc.returncode == 1, proc.stderr
+    results = {r["id"]: r for r in batch.results()}
+    assert results["stuck"]["status"] == "timed_out", results["stuck"]
+    assert "time budget of 1 s spent" in results["stuck"]["error"]
+    assert 1 <= results["stuck"]["wall_time"] < 30
+    assert [results[f"t{n}"]["status"] for n in range(3)] == ["done"] * 3

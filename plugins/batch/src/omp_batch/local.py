@@ -3,7 +3,9 @@ task at a time (forked from the runner, so the kernel and plugins are imported o
 
 A worker ignores SIGINT (the terminal sends Ctrl+C to the whole process group: the
 runner decides) and cancels its task on SIGTERM, answering with a ``cancelled``
-result. A worker whose runner died (SIGKILL) exits at once rather than linger.
+result. A worker whose runner died (SIGKILL) exits at once rather than linger. A task
+still running ``KILL_GRACE_S`` past its time budget (a plugin or tool blocking the
+session, so the budget's own abort cannot land) has its worker killed: ``timed_out``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from omp_batch.engine import EngineOptions, Interrupted, Report
 from omp_batch.session_run import Job, execute
 
 CANCEL_GRACE_S = 30.0
+KILL_GRACE_S = 5.0
 
 
 def _watch_parent(parent: int) -> None:
@@ -66,6 +69,9 @@ class _Worker:
     process: Any
     conn: Connection
     task_id: str | None = None
+    deadline: float | None = None
+    budget: float | None = None
+    began: float = 0.0
 
 
 def _synthetic(task_id: str, status: str, error: str) -> dict[str, Any]:
@@ -109,7 +115,9 @@ class LocalEngine:
             while queue or busy:
                 while idle and queue:
                     worker, task = idle.pop(), queue.popleft()
-                    worker.task_id = task.id
+                    budget = task.budget.time
+                    worker.task_id, worker.budget, worker.began = task.id, budget, time.monotonic()
+                    worker.deadline = worker.began + budget + KILL_GRACE_S if budget else None
                     worker.conn.send(task.to_dict())
                     busy[worker.conn] = worker
                     report("started", task.id)
@@ -120,12 +128,38 @@ class LocalEngine:
                         idle.append(worker)
                     elif queue:
                         idle.append(spawn())
+                for worker in self._overdue(busy):
+                    report("finished", self._kill(worker))
+                    if queue:
+                        idle.append(spawn())
         except KeyboardInterrupt:
             queue.clear()
             self._cancel(busy, report)
             raise Interrupted() from None
         finally:
             self._stop(workers)
+
+    def _overdue(self, busy: dict[Connection, _Worker]) -> list[_Worker]:
+        now = time.monotonic()
+        late = [w for w in busy.values() if w.deadline is not None and now > w.deadline]
+        late = [w for w in late if not w.conn.poll()]  # its result is there: not late
+        for worker in late:
+            del busy[worker.conn]
+        return late
+
+    def _kill(self, worker: _Worker) -> dict[str, Any]:
+        worker.process.kill()
+        worker.process.join(5.0)
+        worker.conn.close()
+        spent = time.monotonic() - worker.began
+        result = _synthetic(
+            str(worker.task_id),
+            "timed_out",
+            f"time budget of {worker.budget:g} s spent; the session did not stop by itself "
+            f"(something blocked it), so its worker was killed after {spent:.0f} s",
+        )
+        result["wall_time"] = round(spent, 4)
+        return result
 
     def _receive(self, worker: _Worker) -> dict[str, Any]:
         task_id = str(worker.task_id)
