@@ -173,3 +173,47 @@ def test_a_long_abandoned_branch_is_summarised_from_its_newest_messages(make_ses
     assert "step 5:" in prompt and "prompt 5" in prompt  # the newest part of the branch
     assert "prompt 0" not in prompt and "step 0:" not in prompt  # past the 400-token budget
     assert next(e for e in _lines(path) if e["type"] == "branch_summary")
+
+
+def test_tree_summarize_works_after_a_run_was_aborted(make_session, omp_harness):
+    import asyncio
+
+    replies = [{"text": "one"}, {"text": "slow", "delay": 5}, {"text": "the summary"}]
+    session, _, path = _session(make_session, omp_harness, replies)
+    omp_harness.run(session, "first")
+
+    async def abort_soon(session):
+        await asyncio.sleep(0.3)
+        session.abort()
+
+    omp_harness.run(session, "second", during=abort_soon)  # Esc during the reply
+    first_reply = next(
+        e["id"]
+        for e in _lines(path)
+        if e["type"] == "message" and e["message"]["role"] == "assistant"
+    )
+    omp_harness.run(session, f"/tree {first_reply} --summarize")
+    summary = next(e for e in _lines(path) if e["type"] == "branch_summary")
+    assert "the summary" in summary["summary"]
+
+
+def test_an_aborted_branch_summary_moves_nothing(make_session, omp_harness):
+    import asyncio
+
+    replies = [{"text": "one"}, {"text": "two"}, {"text": "too late", "delay": 5}]
+    session, _, path = _session(make_session, omp_harness, replies)
+    omp_harness.run(session, "first", "second")
+    before, leaf = path.read_bytes(), session.session_file.leaf_id
+    first_reply = next(
+        e["id"]
+        for e in _lines(path)
+        if e["type"] == "message" and e["message"]["role"] == "assistant"
+    )
+
+    async def abort_soon(session):
+        await asyncio.sleep(0.3)
+        session.abort()
+
+    with pytest.raises(OmpError, match="summary was aborted"):
+        omp_harness.run(session, f"/tree {first_reply} --summarize", during=abort_soon)
+    assert path.read_bytes() == before and session.session_file.leaf_id == leaf

@@ -285,7 +285,7 @@ class Compactor:
         error = await _race(consume(), signal)
         message = final.get("message")
         if signal.aborted:
-            raise CompactionError("the compaction was aborted")
+            raise CompactionError("the summary was aborted")
         if message is None or message.stop_reason in ("error", "aborted"):
             reason = (message.error_message if message else None) or error or "no answer"
             raise CompactionError(f"the summary request failed: {reason}")

@@ -179,7 +179,10 @@ async def navigate_tree(
     (``omp.branch_summary``, with the user's ``instructions``) - and written as a
     ``branch_summary`` at the new position. A failed or aborted summary moves nothing
     (OmpError). ``label`` labels the target entry."""
+    from omp.abort import AbortSignal
+
     _require_idle(session, "navigate the session tree")
+    session.agent.signal = AbortSignal()  # not the last run's, which may have been aborted
     file = session.session_file
     entry = _entry(session, target_id)
     old_leaf = file.leaf_id
