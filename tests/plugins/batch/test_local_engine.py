@@ -226,3 +226,41 @@ def test_a_task_stuck_past_its_time_budget_is_stopped_and_the_rest_go_on(batch):
     assert "time budget of 1 s spent" in results["stuck"]["error"]
     assert 1 <= results["stuck"]["wall_time"] < 30
     assert [results[f"t{n}"]["status"] for n in range(3)] == ["done"] * 3
+
+
+def test_a_task_line_sets_its_prompts_model_thinking_and_tools(batch):
+    script = batch.script(
+        {"tool_calls": [{"name": "bash", "arguments": {"command": "echo hi"}}]},
+        {"text": "first done"},
+        {"text": "second done"},
+    )
+    task = {"cwd": "work", "flags": {"script": script}}
+    tasks = [
+        {
+            "id": "set",
+            "prompts": ["one", "two"],
+            "model": "scripted/demo",
+            "thinking": "high",
+            "tools": ["read"],
+            **task,
+        },
+        {"id": "no-model", "prompt": "x", "model": "nope/x", **task},
+        {"id": "no-level", "prompt": "x", "thinking": "extreme", **task},
+    ]
+    proc = batch.run(str(batch.tasks(tasks)), "--out", "out", "--jobs", "1")
+    assert proc.returncode == 1, proc.stderr
+    results = {r["id"]: r for r in batch.results()}
+    done = results["set"]
+    assert done["status"] == "done" and done["answer"] == "second done" and done["turns"] == 3
+    entries = [json.loads(line) for line in Path(done["session"]).read_text().splitlines()]
+    assert {"type": "thinking_level_change", "thinkingLevel": "high"}.items() <= next(
+        e for e in entries if e["type"] == "thinking_level_change"
+    ).items()
+    users = [e["message"] for e in entries if e.get("message", {}).get("role") == "user"]
+    assert [u["content"] for u in users] == ["one", "two"]
+    tool = next(e["message"] for e in entries if e.get("message", {}).get("role") == "toolResult")
+    assert tool["isError"] and "Tool 'bash' not found. Available tools: read" in str(tool)
+    assert results["no-model"]["status"] == "failed"
+    assert "model 'nope/x' is unknown" in results["no-model"]["error"]
+    assert results["no-level"]["status"] == "failed"
+    assert "unknown thinking level 'extreme'" in results["no-level"]["error"]

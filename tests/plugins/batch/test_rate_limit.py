@@ -81,3 +81,53 @@ def test_every_request_of_every_worker_goes_through_the_shared_bucket(batch, rep
     bucket = json.loads((batch.root / "out" / ".ratelimit" / "proxy.json").read_text())
     assert 3 <= bucket["requests"] < 3.5  # three taken from six (plus 0.1 a second refilled)
     assert bucket["tokens"] < 10_000_000 - 300  # the requests' estimated tokens were taken
+
+
+def _tool_call_stream(number: int) -> bytes:
+    """A Chat Completions SSE body calling read on a.txt, with its usage."""
+    call = {"index": 0, "id": f"call_{number}", "type": "function"}
+    call["function"] = {"name": "read", "arguments": json.dumps({"path": "a.txt"})}
+    chunks = [
+        {"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [call]}}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+        {"choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 10}},
+    ]
+    return ("".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n").encode()
+
+
+def test_a_429_is_retried_with_backoff_and_a_cost_budget_stops_a_priced_model(batch, replay_server):
+    from replay import PROXY_SECRET, chat_stream
+
+    agent = batch.root / "agent"
+    agent.mkdir(exist_ok=True)
+    provider = {
+        "baseUrl": f"{replay_server.url}/v1",
+        "api": "openai-completions",
+        "apiKey": "PROXY_KEY",
+        # $0.01 a token: each answer below (100 in, 10 out) costs $1.10
+        "models": [{"id": "coder", "cost": {"input": 10_000, "output": 10_000}}],
+    }
+    (agent / "models.json").write_text(json.dumps({"providers": {"proxy": provider}}))
+    batch.env["PROXY_KEY"] = PROXY_SECRET
+    sse = {"content-type": "text/event-stream"}
+    replay_server.add('{"error": {"message": "slow down"}}', status=429)
+    replay_server.add(chat_stream("after a retry"), headers=sse)
+    for number in range(3):
+        replay_server.add(_tool_call_stream(number), headers=sse)
+    fast = {"retry": {"baseDelayMs": 20}}
+    task = {"prompt": "hi", "cwd": "work", "model": "proxy/coder", "settings": fast}
+    tasks = batch.tasks(
+        [{"id": "retried", **task}, {"id": "pricey", **task, "budget": {"cost": 2.5}}]
+    )
+    proc = batch.run(str(tasks), "--out", "out", "--jobs", "1")
+    assert proc.returncode == 1, proc.stderr
+    results = {r["id"]: r for r in batch.results()}
+    retried = results["retried"]
+    assert retried["status"] == "done" and retried["answer"] == "after a retry", retried
+    log = (batch.root / "out" / "retried" / "log.txt").read_text()
+    assert "retrying in" in log and "slow down" in log, log
+    pricey = results["pricey"]
+    assert pricey["status"] == "budget_exceeded", pricey
+    assert pricey["error"] == "cost budget of $2.5 spent"
+    assert pricey["cost"] == 3.3 and pricey["turns"] == 3  # stopped after the third answer
+    assert len(replay_server.requests) == 5  # no fourth request for the priced task
