@@ -1,16 +1,16 @@
-//! The floor under any grep of a tree: the same gitignore-aware parallel walk and the
-//! same threads as the natives grep, reading every file into a reused buffer and doing
-//! nothing else. Wall and CPU time per round (median and least of `ROUNDS`):
+//! The floor under any grep of a tree: the same gitignore-aware parallel walk, threads
+//! and file reading (`grep::read_into`, a reused buffer per thread) as the natives grep,
+//! and nothing else. Wall and CPU time per round (median and least of `ROUNDS`):
 //!
 //!     cargo run --release --example read_floor -- TREE [ROUNDS]
 //!
 //! bench/natives_search.py --floor runs it on its tree.
 
-use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
+use omp_natives::grep::{read_into, MAX_FILE_BYTES};
 use omp_natives::walk::{threads, walk_parallel, Kind};
 
 #[cfg(unix)]
@@ -39,15 +39,10 @@ fn read_all(root: &Path) -> (u64, u64) {
         if entry.kind != Kind::File {
             return true;
         }
-        BUFFER.with_borrow_mut(|data| {
-            data.clear();
-            if let Ok(mut file) = std::fs::File::open(path) {
-                let size = file.metadata().map(|m| m.len()).unwrap_or(0);
-                data.reserve(size as usize + 1);
-                if file.read_to_end(data).is_ok() {
-                    bytes.fetch_add(data.len() as u64, Ordering::Relaxed);
-                    files.fetch_add(1, Ordering::Relaxed);
-                }
+        BUFFER.with_borrow_mut(|room| {
+            if let Some(Ok(len)) = read_into(path, MAX_FILE_BYTES, room) {
+                bytes.fetch_add(len as u64, Ordering::Relaxed);
+                files.fetch_add(1, Ordering::Relaxed);
             }
         });
         true

@@ -114,22 +114,55 @@ fn open(path: &Path) -> std::io::Result<File> {
 }
 
 pub fn read_file(path: &Path, max_bytes: u64) -> Option<Result<Vec<u8>, ()>> {
-    let mut data = Vec::new();
-    read_into(path, max_bytes, &mut data).map(|whole| if whole { Ok(data) } else { Err(()) })
+    let mut room = Vec::new();
+    read_into(path, max_bytes, &mut room).map(|read| {
+        read.map(|len| {
+            room.truncate(len);
+            room
+        })
+    })
 }
 
-/// Reads the file into `data` (its old content dropped, its room reused): None when it
-/// cannot be read, Some(false) when it is over `max_bytes`.
-fn read_into(path: &Path, max_bytes: u64, data: &mut Vec<u8>) -> Option<bool> {
-    data.clear();
+/// Reads the file into the start of `room` (grown, zeroed, as needed; never shrunk, so a
+/// thread's next file reuses it): its length, Err when it is over `max_bytes`, None when
+/// it cannot be read. One `read` per file as a rule: asked for one byte more than its
+/// size, a file that gives exactly its size is at its end (a file that changes as it is
+/// read is read until `read` gives nothing).
+pub fn read_into(path: &Path, max_bytes: u64, room: &mut Vec<u8>) -> Option<Result<usize, ()>> {
     let mut file = open(path).ok()?;
     let size = file.metadata().ok()?.len();
     if size > max_bytes {
-        return Some(false);
+        return Some(Err(()));
     }
-    data.reserve(size as usize + 1);
-    (&mut file).take(max_bytes + 1).read_to_end(data).ok()?;
-    Some(data.len() as u64 <= max_bytes)
+    let cap = max_bytes.saturating_add(1).min(usize::MAX as u64) as usize;
+    if room.len() < size as usize + 1 {
+        room.resize(size as usize + 1, 0);
+    }
+    let mut len = 0;
+    loop {
+        if len == room.len() {
+            if len >= cap {
+                return Some(Err(()));
+            }
+            room.resize(room.len().saturating_mul(2).clamp(len + 1, cap), 0);
+        }
+        match file.read(&mut room[len..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                len += n;
+                if len as u64 == size && len < room.len() {
+                    break; // a short read ending exactly at the size: the end
+                }
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    Some(if len as u64 > max_bytes {
+        Err(())
+    } else {
+        Ok(len)
+    })
 }
 
 thread_local! {
@@ -205,14 +238,14 @@ pub fn scan(matcher: &RegexMatcher, text: &[u8], mode: Mode, limit: usize) -> Ou
 }
 
 pub fn search_file(query: &Query, path: &Path, max_bytes: u64) -> Outcome {
-    BUFFER.with_borrow_mut(|data| {
-        let outcome = match read_into(path, max_bytes, data) {
+    BUFFER.with_borrow_mut(|room| {
+        let outcome = match read_into(path, max_bytes, room) {
             None => Outcome::Unreadable,
-            Some(false) => Outcome::Large,
-            Some(true) => search_bytes(query, data),
+            Some(Err(())) => Outcome::Large,
+            Some(Ok(len)) => search_bytes(query, &room[..len]),
         };
-        if data.capacity() > KEPT_BUFFER_BYTES {
-            *data = Vec::new();
+        if room.len() > KEPT_BUFFER_BYTES {
+            *room = Vec::new();
         }
         outcome
     })
@@ -296,6 +329,35 @@ mod tests {
     #[test]
     fn a_regex_naming_the_line_end_is_refused() {
         assert!(line_matcher(r"a\nb").is_err());
+    }
+
+    #[test]
+    fn read_into_reuses_its_room_and_honours_the_cap() {
+        let dir = std::env::temp_dir().join(format!("omp-natives-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (big, small) = (dir.join("big"), dir.join("small"));
+        std::fs::write(&big, vec![b'x'; 100_000]).unwrap();
+        std::fs::write(&small, b"abc").unwrap();
+        let mut room = Vec::new();
+        assert_eq!(read_into(&big, 1 << 20, &mut room), Some(Ok(100_000)));
+        assert_eq!(read_into(&small, 1 << 20, &mut room), Some(Ok(3)));
+        assert_eq!(&room[..3], b"abc");
+        assert!(room.len() > 100_000); // kept for the next file
+        assert_eq!(read_into(&big, 99_999, &mut room), Some(Err(())));
+        assert_eq!(read_into(&dir.join("missing"), 10, &mut room), None);
+        assert_eq!(read_file(&small, 10), Some(Ok(b"abc".to_vec())));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_file_whose_size_says_nothing_is_read_to_its_end() {
+        // /proc files have size 0 but content: read until read gives nothing.
+        let mut room = Vec::new();
+        let len = read_into(Path::new("/proc/self/status"), 1 << 20, &mut room)
+            .unwrap()
+            .unwrap();
+        assert!(len > 0 && room[..len].starts_with(b"Name:"));
     }
 
     #[test]
