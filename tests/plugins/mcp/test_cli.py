@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -257,3 +258,24 @@ def test_malformed_entries_are_named_and_the_rest_still_work(tmp_path: Path) -> 
     assert proc.stdout.strip() == "the server said FINE"
     assert "args-text failed: args must be a list of strings" in proc.stderr
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+
+
+def test_a_server_that_never_answers_does_not_hold_omp_at_exit(tmp_path: Path) -> None:
+    for sub in ("work", "agent", "home"):
+        (tmp_path / sub).mkdir()
+    pidfile = tmp_path / "hung.pid"
+    hangs = f"import os, time; open({str(pidfile)!r}, 'w').write(str(os.getpid())); time.sleep(300)"
+    configure(tmp_path / "agent", {"hung": {"command": sys.executable, "args": ["-c", hangs]}})
+    script = tmp_path / "script.jsonl"
+    wait = f"for i in $(seq 300); do [ -s {pidfile} ] && break; sleep 0.1; done"
+    steps = [{"tool_calls": [{"name": "bash", "arguments": {"command": wait}}]}, {"text": "ok"}]
+    script.write_text("".join(json.dumps(s) + "\n" for s in steps))
+    proc = run_omp(tmp_path, "-p", "--script", str(script), "hi", "--session", "s.jsonl")
+    assert proc.returncode == 0 and proc.stdout == "ok\n", proc.stderr
+    entries = [
+        json.loads(line) for line in (tmp_path / "work" / "s.jsonl").read_text().splitlines()
+    ]
+    answered = max(e["timestamp"] for e in entries if e.get("type") == "message")
+    took = time.time() - datetime.fromisoformat(answered.replace("Z", "+00:00")).timestamp()
+    assert took < 3, f"omp took {took:.1f} s to end beside a server that never answered"
+    assert not _alive(int(pidfile.read_text()))

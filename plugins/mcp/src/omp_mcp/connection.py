@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import os
+import signal
 import sys
 import tempfile
 import threading
@@ -139,6 +140,11 @@ class Connection:
         self._stop.set()
         task = self._task
         if task is not None and not task.done():
+            if self.state != "ready":
+                # Still starting (perhaps never to answer): nothing to end gracefully,
+                # and the SDK would give it 2 s to notice its closed stdin.
+                self._kill_group()
+                task.cancel()
             try:
                 await asyncio.wait_for(asyncio.shield(task), 5)
             except (TimeoutError, asyncio.CancelledError):
@@ -229,6 +235,14 @@ class Connection:
         if refused == 403:
             return f"HTTP 403 Forbidden ({error}); check its headers or `omp mcp login {self.name}`"
         return error
+
+    def _kill_group(self) -> None:
+        if self.pid is None:
+            return
+        try:
+            os.killpg(self.pid, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            pass
 
     def _spawned(self, pid: int) -> None:
         self.pid = pid
