@@ -3,7 +3,10 @@ the diff; a ref that does not exist fails that task alone."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
+import time
 
 
 def _git(repo, *args):
@@ -73,3 +76,37 @@ def test_worktrees_are_isolated_and_a_missing_ref_fails_alone(batch):
     assert not (repo / "a.txt").exists()
     listed = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True)
     assert len(listed.stdout.splitlines()) == 1  # every worktree removed after its diff
+
+
+def test_a_rerun_after_a_sigkill_mid_task_gets_a_fresh_worktree(batch):
+    repo = _repo(batch)
+    slow = batch.script({"delay": 30, "text": "never"})
+    task = {
+        "id": "a",
+        "prompt": "x",
+        "repo": "repo",
+        "settings": {"tools": {"approvalMode": "yolo"}},
+    }
+    tasks = batch.tasks([{**task, "flags": {"script": slow}}])
+    runner = subprocess.Popen(
+        batch.command(str(tasks), "--out", "out"),
+        cwd=batch.root,
+        env=batch.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    session = batch.root / "out" / "a" / "session.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not session.exists():
+        time.sleep(0.05)
+    os.kill(runner.pid, signal.SIGKILL)  # the worker goes with it; git keeps its worktree
+    runner.wait()
+    assert session.exists()
+
+    tasks = batch.tasks([{**task, "flags": {"script": _writer(batch, "a")}}])
+    proc = batch.run(str(tasks), "--out", "out")
+    assert proc.returncode == 0, proc.stderr
+    (result,) = batch.results()
+    assert result["status"] == "done" and "-v2\n+a\n" in result["diff"], result
+    listed = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True)
+    assert len(listed.stdout.splitlines()) == 1

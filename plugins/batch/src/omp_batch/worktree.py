@@ -26,8 +26,8 @@ def _git(*args: str, cwd: Path | None = None) -> str:
     except subprocess.TimeoutExpired:
         raise OmpError(f"git {args[0]} took longer than {GIT_TIMEOUT_S} s") from None
     if proc.returncode != 0:
-        reason = (proc.stderr.strip().splitlines() or ["failed"])[-1]
-        raise OmpError(f"git {args[0]}: {reason}")
+        reason = " ".join(proc.stderr.split()) or f"exit status {proc.returncode}"
+        raise OmpError(f"git {args[0]}: {reason.removeprefix('fatal: ')}")
     return proc.stdout
 
 
@@ -44,6 +44,9 @@ def create(repo: str, ref: str, target: Path) -> Path:
         raise OmpError(f"repo {repo} is not a directory")
     _git("rev-parse", "--git-dir", cwd=Path(repo))
     commit = _commit(Path(repo), ref, repo)
+    # A runner killed mid-task leaves git's record of a worktree whose folder the
+    # re-run has cleared: forget it, or `worktree add` refuses the path.
+    _git("worktree", "prune", cwd=Path(repo))
     _git("worktree", "add", "--detach", "--quiet", str(target), commit, cwd=Path(repo))
     return target
 
