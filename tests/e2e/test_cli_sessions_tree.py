@@ -1,5 +1,5 @@
-"""End to end: `omp sessions [SEARCH]`, `omp --export FILE` (HTML and Markdown), and a
-pi session file continued with `--session`."""
+"""End to end: `omp sessions [SEARCH]`, `omp --export FILE` (HTML and Markdown), a pi
+session file continued with `--session`, and `/tree ID --summarize`."""
 
 from __future__ import annotations
 
@@ -92,3 +92,36 @@ def test_a_pi_session_file_continues_here(omp_cli):
     assert lines[4]["parentId"] == "b2c3d4e5"  # the first new entry hangs off pi's leaf
     asked = next(e for e in lines[4:] if e["type"] == "message")
     assert asked["message"]["content"] == "and now?"
+
+
+def test_tree_summarize_leaves_a_summary_of_the_branch_it_left(omp_cli):
+    written = "## Goal\nTried approach B\n\n## Next Steps\n1. drop it"
+    # step N answers a request holding N assistant messages; the summary request has none
+    first_step = {"choose": [{"when": "<conversation>", "text": written}, {"text": "one"}]}
+    script = omp_cli.script([first_step, {"text": "two"}])
+    path = omp_cli.cwd / "s.jsonl"
+    first = omp_cli("--session", str(path), "-p", "first", "try approach B", "--script", script)
+    assert first.returncode == 0, first.stderr
+    before = path.read_bytes()
+    reply = next(
+        e["id"]
+        for e in map(json.loads, path.read_text().splitlines())
+        if e["type"] == "message" and e["message"]["role"] == "assistant"
+    )
+    moved = omp_cli(
+        "--session", str(path), "-p", f"/tree {reply} --summarize the failure", "--script", script
+    )
+    assert moved.returncode == 0, moved.stderr
+    assert (
+        f"moved to {reply}" in moved.stderr and "with a summary of the branch left" in moved.stderr
+    )
+    assert path.read_bytes().startswith(before)  # the branch left is still on disk
+    summary = json.loads(path.read_text().splitlines()[-1])
+    assert summary["type"] == "branch_summary" and summary["parentId"] == reply
+    assert "Tried approach B" in summary["summary"]
+    bad = omp_cli("--session", str(path), "-p", "/tree zzzz --summarize", "--script", script)
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr
+    assert (
+        bad.stderr.strip().splitlines()[-1]
+        == "omp: no entry 'zzzz' in this session (/tree lists them)"
+    )
