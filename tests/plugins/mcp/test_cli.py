@@ -279,3 +279,19 @@ def test_a_server_that_never_answers_does_not_hold_omp_at_exit(tmp_path: Path) -
     took = time.time() - datetime.fromisoformat(answered.replace("Z", "+00:00")).timestamp()
     assert took < 3, f"omp took {took:.1f} s to end beside a server that never answered"
     assert not _alive(int(pidfile.read_text()))
+
+
+def test_project_servers_are_added_to_and_removed_from_the_projects_mcp_json(
+    tmp_path: Path,
+) -> None:
+    added = run_omp(tmp_path, "mcp", "add", "proj", "--project", "--", sys.executable, str(DEMO))
+    assert added.returncode == 0, added.stderr
+    project_file = tmp_path / "work" / ".mcp.json"
+    entry = json.loads(project_file.read_text())["mcpServers"]["proj"]
+    assert entry == {"command": sys.executable, "args": [str(DEMO)]}
+    assert "not trusted" in added.stdout + added.stderr
+    assert "proj" not in run_omp(tmp_path, "mcp", "list").stdout
+    assert "proj" in run_omp(tmp_path, "--trust", "mcp", "list").stdout
+    removed = run_omp(tmp_path, "mcp", "remove", "proj", "--project")
+    assert removed.returncode == 0, removed.stderr
+    assert json.loads(project_file.read_text())["mcpServers"] == {}

@@ -54,7 +54,7 @@ def run(args: list[str], runtime: Any) -> int:
             raise UsageError(f"unknown argument {unknown[0]!r}; usage: omp mcp list [--json]")
         return _list(servers(), "--json" in rest)
     if action == "add":
-        return _add(rest, cwd, agent_dir)
+        return _add(rest, cwd, agent_dir, trusted)
     if action in ("remove", "enable", "disable", "test", "login"):
         name = _one_name(action, rest)
         if action == "remove":
@@ -141,7 +141,7 @@ def _write(path: Path, data: dict[str, Any]) -> None:
         handle.write(json.dumps(data, indent=2) + "\n")
 
 
-def _add(rest: list[str], cwd: Path, agent_dir: Path) -> int:
+def _add(rest: list[str], cwd: Path, agent_dir: Path, trusted: bool) -> int:
     head, _, command = (
         (rest[: rest.index("--")], None, rest[rest.index("--") + 1 :])
         if ("--" in rest)
@@ -202,6 +202,8 @@ def _add(rest: list[str], cwd: Path, agent_dir: Path) -> int:
     servers[name] = entry
     _write(path, data)
     print(f"added MCP server {name} to {path}")
+    if project and not trusted:
+        print("this directory is not trusted: it starts once you trust it (omp --trust)")
     return 0
 
 
