@@ -252,7 +252,7 @@ def test_navigate_tree_moves_the_leaf_and_a_plugin_may_summarise(make_session, o
         @omp.hookimpl
         def omp_session_before_tree(self, event):
             super().omp_session_before_tree(event)
-            return {"summary": {"summary": "tried approach B"}}
+            return {"summary": {"summary": "tried approach B", "details": {"runs": 2}}}
 
     recorder = Summariser()
     session, provider = make_session(
@@ -278,6 +278,9 @@ def test_navigate_tree_moves_the_leaf_and_a_plugin_may_summarise(make_session, o
     [(_, tree)] = [s for s in recorder.seen if s[0] == "tree"]
     assert tree["old"] == ids["old_leaf"] and tree["summary"] == "tried approach B"
     assert tree["from_extension"] is True
+    written = next(e for e in session.session_file.entries if e["type"] == "branch_summary")
+    assert written["details"] == {"runs": 2} and written["fromExtension"] is True
+    assert provider.requests[2:] and len(provider.requests) == 3  # no summary request
     # the third prompt continues from "first", with the summary in place of "second"
     sent = [m for m in provider.requests[2].messages]
     from doubles import texts
