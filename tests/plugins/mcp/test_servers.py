@@ -242,3 +242,28 @@ def test_two_servers_whose_tool_names_collide_keep_the_first_and_say_so(omp_harn
     notices = [e.message for e in events.of("notice") if "have the names of" in e.message]
     assert len(notices) == 1
     assert "x_y" in notices[0] and "x.y" in notices[0] and "mcp__x_y__shout" in notices[0]
+
+
+def test_the_default_threshold_defers_above_40_mcp_tools(omp_harness) -> None:
+    """The demo server has 11 tools of its own: 29 more make 40 (offered), 30 make 41."""
+    offered: list[list[str]] = []
+
+    class Spy:
+        import omp
+
+        @omp.hookimpl
+        def omp_context(self, api):
+            offered.append(api.get_active_tools())
+
+    configure(
+        omp_harness.agent_dir, {"at": stdio_server("--tools", "29")}, mcp={"startupGateMs": 20000}
+    )
+    omp_harness.run(omp_harness.session([Spy()], script=[{"text": "x"}]), "go")
+    configure(
+        omp_harness.agent_dir, {"over": stdio_server("--tools", "30")}, mcp={"startupGateMs": 20000}
+    )
+    omp_harness.run(omp_harness.session([Spy()], script=[{"text": "x"}]), "go")
+    at, over = offered
+    assert len([n for n in at if n.startswith("mcp__at__")]) == 40
+    assert "mcp_tool_search" not in at
+    assert not [n for n in over if n.startswith("mcp__")] and "mcp_tool_search" in over
