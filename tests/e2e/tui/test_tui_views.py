@@ -277,3 +277,19 @@ def test_what_a_plugin_prints_goes_above_the_editor_not_into_it(terminal, omp_cl
         assert printed in lines
         assert lines.index(printed) < lines.index("the answer")
     assert [line for line in lines if line.startswith(">")] == ["> typing on"]
+
+
+def test_shift_enter_from_the_terminal_inserts_a_newline(terminal, omp_cli):
+    """tmux, like xterm, reports Shift+Enter apart from Enter (CSI 27;2;13~) only to a
+    program that asks for it (modifyOtherKeys)."""
+    script = omp_cli.script([{"choose": [answer("both lines arrived", when="upper\nlower")]}])
+    terminal.start("--script", script)
+    terminal.tmux("set-option", "-s", "extended-keys", "on")
+    terminal.ready()
+    terminal.type("upper")
+    terminal.send("S-Enter")
+    terminal.type("lower")
+    screen = terminal.wait_for("  lower", whole=False)
+    assert "> upper\n  lower" in screen
+    terminal.send("Enter")
+    terminal.wait_for("both lines arrived")

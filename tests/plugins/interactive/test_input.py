@@ -141,3 +141,26 @@ def test_other_pastes_are_not_images(tmp_path):
 )
 def test_reload_starts_again_in_this_session_with_the_other_flags_kept(argv, expected):
     assert reexec_argv(argv, "/s.jsonl") == expected
+
+
+@pytest.mark.parametrize(
+    ("sequence", "keys"),
+    [
+        ("\x1b[27;2;13~", ("c-j",)),  # Shift+Enter from xterm or tmux: a newline, not send
+        ("\x1b[13;2u", ("c-j",)),
+        ("\x1b[13;3u", ("escape", "c-m")),  # Alt+Enter
+        ("\x1b[27;5;13~", ("c-m",)),  # Ctrl+Enter sends
+        ("\x1b[9;5u", ("c-i",)),  # Ctrl+Tab is no Esc followed by text
+        ("\x1b[27;5;127~", ("c-h",)),
+    ],
+)
+def test_modified_keys_a_terminal_reports_are_read_whole(sequence, keys):
+    from omp_mode_interactive.keys import teach_extended_keys
+    from prompt_toolkit.input.vt100_parser import Vt100Parser
+
+    teach_extended_keys()
+    pressed = []
+    parser = Vt100Parser(pressed.append)
+    parser.feed(sequence)
+    parser.flush()
+    assert tuple(p.key for p in pressed) == keys

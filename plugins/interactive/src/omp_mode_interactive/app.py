@@ -19,6 +19,7 @@ from omp_mode_interactive.commands import RELOADED_ENV, ModeCommands
 from omp_mode_interactive.completion import WorkspaceFiles, make_completer
 from omp_mode_interactive.dialogs import Dialogs
 from omp_mode_interactive.editor import Editor, history_path
+from omp_mode_interactive.keys import REPORT_MODIFIED_KEYS, RESET_MODIFIED_KEYS
 from omp_mode_interactive.scrollback import Scrollback
 from omp_mode_interactive.status import StatusLine
 
@@ -89,6 +90,7 @@ class InteractiveApp:
             with self.scrollback.capturing():
                 code = await self.application.run_async(pre_run=self._started, handle_sigint=False)
         finally:
+            self.write_raw(RESET_MODIFIED_KEYS)
             await self._stop_work()
             self.transcript.flush()
             self.scrollback.write_pending()
@@ -99,6 +101,7 @@ class InteractiveApp:
     def _started(self) -> None:
         """The prompt is drawn: the session starts now (its hooks may take a moment),
         and what the command line asked for runs once it has started."""
+        self.write_raw(REPORT_MODIFIED_KEYS)
         self.status.start()
         threading.Thread(target=self._warm_up, name="omp-warm-up", daemon=True).start()
         self._starting = asyncio.ensure_future(self.session.start())

@@ -9,6 +9,8 @@ import shutil
 import sys
 from typing import Any
 
+from omp_mode_interactive.keys import REPORT_MODIFIED_KEYS, RESET_MODIFIED_KEYS
+
 try:
     import termios
 except ImportError:  # not a POSIX terminal: the frame is drawn, echo stays as it is
@@ -26,6 +28,7 @@ class InstantPrompt:
         self._saved: Any = None
         self._below = 0
         self.drawn = False
+        self._keys_reported = False
 
     def draw(self, session: Any, theme: Any) -> None:
         self._quiet_terminal()
@@ -42,9 +45,10 @@ class InstantPrompt:
         lines = [rule, prompt + " ", rule, *footer.split("\n")]
         self._below = len(lines) - 2
         paste = "\x1b[?2004h"  # a paste arrives bracketed, as the editor expects it
-        sys.stdout.write(paste + "\r" + "\n".join(lines) + f"\x1b[{self._below}A\r\x1b[2C")
+        modes = paste + REPORT_MODIFIED_KEYS  # Shift+Enter typed already is told apart
+        sys.stdout.write(modes + "\r" + "\n".join(lines) + f"\x1b[{self._below}A\r\x1b[2C")
         sys.stdout.flush()
-        self.drawn = True
+        self.drawn = self._keys_reported = True
 
     def release(self) -> None:
         """Put the cursor where the frame starts and clear the frame (the application
@@ -69,6 +73,10 @@ class InstantPrompt:
             self._saved = None
 
     def restore(self) -> None:
+        if self._keys_reported:
+            self._keys_reported = False
+            sys.stdout.write(RESET_MODIFIED_KEYS)
+            sys.stdout.flush()
         if self._saved is None or termios is None:
             return
         try:

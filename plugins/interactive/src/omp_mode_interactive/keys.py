@@ -22,21 +22,53 @@ HOTKEYS = [
     ("up, down", "history (on the first or last line)"),
 ]
 EXIT_WINDOW = 1.5
-_EXTENDED_KEYS = {
-    "\x1b[13;2u": "c-j",  # Shift+Enter (CSI u)
-    "\x1b[27;2;13~": "c-j",  # Shift+Enter (xterm modifyOtherKeys)
-    "\x1b[13;3u": "escape c-m",  # Alt+Enter (CSI u)
+REPORT_MODIFIED_KEYS = "\x1b[>4;1m"
+"""xterm's modifyOtherKeys level 1, which tmux (extended-keys), xterm and others
+honour: Shift+Enter then arrives apart from Enter. Terminals without it ignore it."""
+RESET_MODIFIED_KEYS = "\x1b[>4;0m"
+_MODIFIED = {2: "shift", 3: "alt", 4: "alt", 5: "ctrl", 6: "ctrl", 7: "alt", 8: "alt"}
+_AS = {
+    # (key code, modifier) -> what the editor takes it as
+    (13, "shift"): "c-j",  # Shift+Enter: a newline
+    (13, "alt"): "escape c-m",  # Alt+Enter: newline, or a follow-up while working
+    (13, "ctrl"): "c-m",  # Ctrl+Enter: send
+    (9, "shift"): "s-tab",
+    (9, "alt"): "escape c-i",
+    (9, "ctrl"): "c-i",
+    (127, "shift"): "c-h",
+    (127, "alt"): "escape c-h",
+    (127, "ctrl"): "c-h",
+    (32, "ctrl"): "c-@",
+    (27, "shift"): "escape",
+    (27, "alt"): "escape",
+    (27, "ctrl"): "escape",
 }
 
 
+def _extended_keys() -> dict[str, str]:
+    """The CSI u and CSI 27 ~ forms of Enter, Tab, Backspace and Esc with each
+    modifier, so none of them reaches the editor as an Esc and stray characters."""
+    found = {}
+    for (code, modifier), key in _AS.items():
+        for number, name in _MODIFIED.items():
+            if name == modifier:
+                found[f"\x1b[{code};{number}u"] = key
+                found[f"\x1b[27;{number};{code}~"] = key
+    return found
+
+
+_EXTENDED_KEYS = _extended_keys()
+
+
 def teach_extended_keys() -> None:
-    """Let terminals that report Shift+Enter distinctly insert a newline with it."""
+    """Let terminals that report modified keys distinctly (see REPORT_MODIFIED_KEYS)
+    insert a newline with Shift+Enter, and read their other modified keys whole."""
     from prompt_toolkit.input.ansi_escape_sequences import ANSI_SEQUENCES
     from prompt_toolkit.keys import Keys
 
     for sequence, key in _EXTENDED_KEYS.items():
-        keys = tuple(Keys(k) if k != "escape" else Keys.Escape for k in key.split())
-        ANSI_SEQUENCES.setdefault(sequence, keys[0] if len(keys) == 1 else keys)
+        keys = tuple(Keys(k) for k in key.split())
+        ANSI_SEQUENCES[sequence] = keys[0] if len(keys) == 1 else keys
 
 
 def shortcut_keys(spec: str) -> tuple[str, ...] | None:
