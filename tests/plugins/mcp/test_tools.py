@@ -190,3 +190,31 @@ def test_stdio_servers_inherit_the_users_environment(omp_harness, monkeypatch) -
     events = omp_harness.run(session, "go")
     values = sorted(text_of(r) for r in tool_results(events)["mcp__demo__getenv"])
     assert values == ["from the config", "from the shell"]
+
+
+def test_an_aborted_mcp_call_ends_at_once_and_the_server_answers_the_next(omp_harness) -> None:
+    import asyncio
+    import time
+
+    configure(omp_harness.agent_dir, {"demo": stdio_server()}, mcp={"startupGateMs": 20000})
+    session = omp_harness.session(
+        script=[
+            call("mcp__demo__nap", seconds=60),
+            call("mcp__demo__shout", text="after"),
+            {"text": "ok"},
+        ]
+    )
+    pending = [True]
+
+    async def abort_the_first(session):
+        if pending and pending.pop():
+            await asyncio.sleep(1.5)
+            session.abort()
+
+    started = time.monotonic()
+    events = omp_harness.run(session, "nap", "again", during=abort_the_first)
+    assert time.monotonic() - started < 30
+    results = tool_results(events)
+    nap = results["mcp__demo__nap"][0]
+    assert nap.is_error and "aborted" in text_of(nap)
+    assert text_of(results["mcp__demo__shout"][0]) == "AFTER"
