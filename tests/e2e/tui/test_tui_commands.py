@@ -124,13 +124,15 @@ def test_new_starts_an_empty_session(terminal, omp_cli):
     assert len(omp_cli.session_files()) == 2
 
 
-def test_fork_continues_in_a_new_session_file(terminal, omp_cli):
+def test_fork_here_continues_in_a_new_session_file(terminal, omp_cli):
     script = omp_cli.script([answer("before the fork"), answer("after the fork")])
     terminal.start("--script", script).ready()
     terminal.type("one")
     terminal.send("Enter")
     terminal.wait_for("before the fork")
     run_command(terminal, "/fork")
+    terminal.wait_for("Fork from before a prompt")
+    terminal.send("Enter")  # the first choice: here, the whole conversation
     terminal.wait_for(lambda s: len(omp_cli.session_files()) == 2)
     terminal.type("two")
     terminal.send("Enter")
@@ -138,6 +140,26 @@ def test_fork_continues_in_a_new_session_file(terminal, omp_cli):
     newest = max(omp_cli.session_files(), key=lambda p: p.stat().st_mtime)
     texts = [omp_cli.text_of(m) for m in omp_cli.messages_of(omp_cli.read_session(newest))]
     assert "before the fork" in texts and "after the fork" in texts
+
+
+def test_fork_picks_an_earlier_prompt_and_puts_it_in_the_editor(terminal, omp_cli):
+    script = omp_cli.script([{"repeat": True, "text": "fine"}])
+    terminal.start("--script", script).ready()
+    for prompt in ("the walrus question", "the heron question"):
+        terminal.type(prompt)
+        terminal.send("Enter")
+        terminal.wait_for(lambda s, p=prompt: p in s and "esc to interrupt" not in s)
+    run_command(terminal, "/fork")
+    screen = terminal.wait_for("Fork from before a prompt")
+    picker = screen.split("Fork from before a prompt")[-1]
+    assert picker.index("the heron question") < picker.index("the walrus question")
+    terminal.type("heron")
+    terminal.send("Enter")
+    terminal.wait_for("> the heron question", whole=False)
+    assert len(omp_cli.session_files()) == 2
+    newest = max(omp_cli.session_files(), key=lambda p: p.stat().st_mtime)
+    users = omp_cli.messages_of(omp_cli.read_session(newest), "user")
+    assert [omp_cli.text_of(m) for m in users] == ["the walrus question"]
 
 
 def test_compact_summarises_and_says_so(terminal, omp_cli):

@@ -29,6 +29,9 @@ MODE_COMMANDS = {
     "exit": "exit omp",
 }
 PICKERS = {"resume"}
+"""The mode's commands that a plugin's command of the same name serves when given an id."""
+PLUGIN_PICKERS = {"fork"}
+"""Plugin commands the mode opens a picker for when they are given no arguments."""
 
 
 class ModeCommands:
@@ -40,6 +43,8 @@ class ModeCommands:
         if not text.startswith("/"):
             return False
         name, _, args = text[1:].partition(" ")
+        if name in PLUGIN_PICKERS:
+            return not args.strip() and name in self.session.commands
         if name in PICKERS and args.strip() and name in self.session.commands:
             return False
         return name in MODE_COMMANDS
@@ -137,6 +142,28 @@ class ModeCommands:
         else:
             await self.session.switch_session(str(info.path))
 
+    async def _fork(self, args: str) -> None:
+        """Like pi's /fork: a new session from before an earlier prompt (its text put
+        back in the editor), or from here with the whole conversation."""
+        entries = self.session.session_file.branch_entries()
+        prompts = [e for e in entries if _user_text(e) is not None][::-1]
+        if not prompts:
+            await self.session.prompt("/fork")
+            return
+        here = {"label": "here", "description": "the whole conversation so far"}
+        options = [here] + [
+            {"label": f"{entry['id'][:8]}  {_one_line(_user_text(entry) or '')[:70]}"}
+            for entry in prompts
+        ]
+        chosen = await self.app.dialogs.select("Fork from before a prompt", options, guard=False)
+        if not chosen:
+            return
+        if chosen == here["label"]:
+            await self.session.prompt("/fork")
+            return
+        entry = prompts[[o["label"] for o in options].index(chosen) - 1]
+        await self.session.prompt(f"/fork {entry['id']}")
+
     async def _session(self, args: str) -> None:
         session = self.session
         roles: dict[str, int] = {}
@@ -188,6 +215,21 @@ class ModeCommands:
         self.app.exit()
 
     _exit = _quit
+
+
+def _user_text(entry: dict[str, Any]) -> str | None:
+    """A user message entry's text (None for any other entry)."""
+    message = entry.get("message") or {}
+    if entry.get("type") != "message" or message.get("role") != "user":
+        return None
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return " ".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 RELOADED_ENV = "OMP_INTERACTIVE_RELOADED"
