@@ -8,7 +8,10 @@ instance and is not marked."""
 from __future__ import annotations
 
 import json
+import os
+import signal
 import socket
+import subprocess
 import time
 
 import pytest
@@ -106,3 +109,42 @@ def test_an_address_where_no_cluster_listens_is_one_line_at_once(batch):
     assert len(lines) == 1 and f"cannot reach a Ray cluster at 127.0.0.1:{port}" in lines[0], lines
     proc = batch.run(str(tasks), "--out", "out", "--engine", "ray", "--address", "nowhere")
     assert proc.returncode == 2 and "--address takes HOST:PORT" in proc.stderr, proc.stderr
+
+
+@pytest.mark.ray
+def test_ctrl_c_cancels_the_running_ray_tasks_cleanly_and_says_what_is_left(batch):
+    script = batch.script({"delay": 30, "text": "never"})
+    tasks = batch.tasks(
+        [
+            {"id": f"t{n}", "prompt": "x", "cwd": "work", "flags": {"script": script}}
+            for n in range(4)
+        ]
+    )
+    runner = subprocess.Popen(
+        batch.command(str(tasks), "--out", "out", "--engine", "ray", "--jobs", "2"),
+        cwd=batch.root,
+        env=batch.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    out = batch.root / "out"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(list(out.glob("*/session.jsonl"))) < 2:
+        time.sleep(0.05)
+    running = sorted(p.parent.name for p in out.glob("*/session.jsonl"))
+    assert len(running) == 2
+    time.sleep(0.3)
+    os.killpg(runner.pid, signal.SIGINT)  # as a terminal's Ctrl+C: the whole group
+    began = time.monotonic()
+    _, stderr = runner.communicate(timeout=60)
+    assert time.monotonic() - began < 8, stderr  # not the 10 s grace, then a kill
+    assert runner.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    results = {r["id"]: r for r in batch.results()}
+    assert {r["status"] for r in results.values()} == {"cancelled"}
+    for task_id in running:  # stopped by the session itself, its file complete
+        assert results[task_id]["error"] == "cancelled before it finished", results[task_id]
+        assert results[task_id]["session"].endswith(f"{task_id}/session.jsonl")
+    assert "interrupted: 0 finished, 4 cancelled, 4 left" in stderr

@@ -29,7 +29,23 @@ RESOURCE_NAMES = {"num_cpus": "CPU", "num_gpus": "GPU", "memory": "memory"}
 
 
 def _run_task(task: dict[str, Any], job: Job) -> dict[str, Any]:
-    return execute(task, job)
+    """In a Ray worker. ``ray.cancel`` interrupts the worker's main thread as SIGINT
+    does: that sets the task's cancel flag, which the session polls (and so wakes for)
+    every 50 ms, ending it as a local Ctrl+C would, with a ``cancelled`` result that
+    keeps its turns, tokens and session file. (Ray's own KeyboardInterrupt lands only
+    when the event loop next wakes, which a slow request can put past the grace.)"""
+    import signal
+    import threading
+
+    cancel = threading.Event()
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, lambda *_: cancel.set())
+    try:
+        return execute(task, job, cancel)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
 
 
 class _Buckets:
