@@ -293,3 +293,35 @@ def test_shift_enter_from_the_terminal_inserts_a_newline(terminal, omp_cli):
     assert "> upper\n  lower" in screen
     terminal.send("Enter")
     terminal.wait_for("both lines arrived")
+
+
+def test_messages_queued_when_a_run_is_aborted_come_back_to_the_editor(terminal, omp_cli):
+    terminal.start("--script", omp_cli.script([answer("never finished", delay=60)])).ready()
+    terminal.type("slow work")
+    terminal.send("Enter")
+    terminal.wait_for("esc to interrupt", whole=False)
+    terminal.type("then do this")
+    terminal.send("M-Enter")
+    terminal.wait_for("↳ follow-up: then do this", whole=False)
+    terminal.send("Escape")
+    screen = terminal.wait_for("> then do this", whole=False)
+    assert "↳ follow-up" not in screen
+    terminal.wait_for("queued messages returned to the editor", whole=False)
+
+
+def test_bash_output_shows_while_the_command_runs(terminal, omp_cli):
+    command = "echo first-tick; sleep 1; echo second-tick; sleep 3"
+    script = omp_cli.script(
+        [
+            {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]},
+            answer("ticked"),
+        ]
+    )
+    terminal.start("--script", script).ready()
+    terminal.type("tick")
+    terminal.send("Enter")
+    running = terminal.wait_for(
+        lambda s: "second-tick" in s and "esc to interrupt" in s, whole=False
+    )
+    assert "first-tick" in running and "ticked" not in running
+    terminal.wait_for("ticked")
