@@ -325,3 +325,16 @@ def test_bash_output_shows_while_the_command_runs(terminal, omp_cli):
     )
     assert "first-tick" in running and "ticked" not in running
     terminal.wait_for("ticked")
+
+
+def test_a_provider_error_shows_in_red_with_its_explanation(terminal, omp_cli):
+    script = omp_cli.script([{"error": "400 the prompt is too long for this model"}])
+    terminal.start("--script", script).ready()
+    terminal.type("too much")
+    terminal.send("Enter")
+    screen = terminal.wait_for("the prompt is too long for this model")
+    line = next(line for line in screen.splitlines() if "too long" in line)
+    assert line.startswith("✗ Error")
+    coloured = terminal.colours()
+    red = next(line for line in coloured.splitlines() if "too long" in line)
+    assert "\x1b[38;5;203m" in red
