@@ -49,6 +49,9 @@ pub struct Query {
     pub glob: Option<(RegexMatcher, bool)>,
     /// Lower-case name endings of the file type asked for.
     pub extensions: Option<Vec<String>>,
+    /// The pattern is a plain ASCII literal (`ascii_literal`): files are searched as
+    /// read, with no UTF-8 check first.
+    pub ascii_literal: bool,
 }
 
 /// The line regex: RE2/Rust syntax, lines end at `\n` (a regex that names `\n` is refused).
@@ -57,6 +60,17 @@ pub fn line_matcher(pattern: &str) -> Result<RegexMatcher, String> {
         .line_terminator(Some(b'\n'))
         .build(pattern)
         .map_err(|e| e.to_string())
+}
+
+/// Whether `pattern` is a plain ASCII literal. Its matches, and the lines they sit in,
+/// are the same in a file's bytes as in its text read with invalid UTF-8 replaced (no
+/// byte of an ASCII match, nor a line end, is ever part of an invalid sequence), so such
+/// a search skips the UTF-8 check of every file.
+pub fn ascii_literal(pattern: &str) -> bool {
+    match regex_syntax::parse(pattern).map(|hir| hir.into_kind()) {
+        Ok(regex_syntax::hir::HirKind::Literal(literal)) => literal.0.is_ascii(),
+        _ => false,
+    }
 }
 
 /// A regex that must match a whole path (a translated glob).
@@ -256,6 +270,9 @@ fn search_bytes(query: &Query, data: &[u8]) -> Outcome {
     if memchr::memchr(0, sniff).is_some() {
         return Outcome::Binary;
     }
+    if query.ascii_literal {
+        return scan(&query.matcher, data, query.mode, query.limit);
+    }
     match std::str::from_utf8(data) {
         Ok(_) => scan(&query.matcher, data, query.mode, query.limit),
         Err(_) => {
@@ -358,6 +375,27 @@ mod tests {
             .unwrap()
             .unwrap();
         assert!(len > 0 && room[..len].starts_with(b"Name:"));
+    }
+
+    #[test]
+    fn only_plain_ascii_literals_skip_the_utf8_check() {
+        assert!(ascii_literal(r"def __init__"));
+        assert!(ascii_literal(r"(?m:a\.b)"));
+        assert!(!ascii_literal(r"caf\x{e9}"));
+        assert!(!ascii_literal(r"a.b"));
+        assert!(!ascii_literal(r"(?i:ab)"));
+        assert!(!ascii_literal(r"a|b"));
+        assert!(!ascii_literal(r"("));
+    }
+
+    #[test]
+    fn an_ascii_literal_finds_the_same_lines_in_invalid_utf8() {
+        let text = b"caf\xe9 needle\n\xff\xfe\nneedle \xe2\x82\n";
+        let (pattern, mode) = ("needle", Mode::Content);
+        let matcher = line_matcher(pattern).unwrap();
+        let raw = scan(&matcher, text, mode, 10);
+        let lossy = scan(&matcher, &utf8(text.to_vec()), mode, 10);
+        assert_eq!(format!("{raw:?}"), format!("{lossy:?}"));
     }
 
     #[test]

@@ -305,6 +305,7 @@ mod tests {
             context: 0,
             glob: None,
             extensions: None,
+            ascii_literal: true,
         }
     }
 

@@ -72,6 +72,7 @@ fn grep_query(
 ) -> PyResult<Query> {
     let mode = Mode::parse(mode).ok_or_else(|| PyValueError::new_err("unknown output mode"))?;
     let matcher = grep::line_matcher(pattern).map_err(PyValueError::new_err)?;
+    let ascii_literal = grep::ascii_literal(pattern);
     let glob = glob_matcher(glob)?.map(|m| (m, glob_path));
     Ok(Query {
         matcher,
@@ -80,6 +81,7 @@ fn grep_query(
         context,
         glob,
         extensions,
+        ascii_literal,
     })
 }
 
