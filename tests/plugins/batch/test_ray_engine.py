@@ -19,7 +19,24 @@ import pytest
 
 @pytest.fixture(scope="module")
 def ray_batch(tmp_path_factory, make_batch):
+    from replay import PROXY_SECRET, ReplayServer, chat_stream
+
     batch = make_batch(tmp_path_factory.mktemp("ray"))
+    server = ReplayServer()
+    for n in range(2):
+        server.add(chat_stream(f"limited {n}"), headers={"content-type": "text/event-stream"})
+    provider = {
+        "baseUrl": f"{server.url}/v1",
+        "api": "openai-completions",
+        "apiKey": "PROXY_KEY",
+        "models": [{"id": "coder"}],
+    }
+    agent = batch.root / "agent"
+    agent.mkdir(exist_ok=True)
+    (agent / "models.json").write_text(json.dumps({"providers": {"proxy": provider}}))
+    limits = {"requestsPerMinute": {"proxy": 100}, "tokensPerMinute": {"*": 10_000_000}}
+    (agent / "settings.json").write_text(json.dumps({"batch": limits}))
+    batch.env["PROXY_KEY"] = PROXY_SECRET
     ok = batch.script(
         {"tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}}]}, {"text": "read it"}
     )
@@ -34,7 +51,11 @@ def ray_batch(tmp_path_factory, make_batch):
             "flags": {"script": ok},
             "resources": {"num_cpus": 1},
         }
-        for n in range(6)
+        for n in range(4)
+    ]
+    tasks += [
+        {"id": f"limited-{n}", "prompt": "x", "cwd": "work", "model": "proxy/coder"}
+        for n in range(2)
     ]
     crasher = [batch.crasher()]
     tasks.append(
@@ -51,9 +72,12 @@ def ray_batch(tmp_path_factory, make_batch):
         }
     )
     path = batch.tasks(tasks)
-    proc = batch.run(
-        str(path), "--out", "out", "--engine", "ray", "--jobs", "2", "--json", timeout=240
-    )
+    try:
+        proc = batch.run(
+            str(path), "--out", "out", "--engine", "ray", "--jobs", "2", "--json", timeout=240
+        )
+    finally:
+        server.close()
     return batch, proc
 
 
@@ -64,7 +88,7 @@ def test_every_task_ran_as_a_ray_task_with_its_own_session(ray_batch):
     results = {r["id"]: r for r in batch.results()}
     assert len(results) == 10 and len(batch.results()) == 10
     assert results["slow"]["status"] == "done" and results["slow"]["answer"] == "slowly"
-    for n in range(6):
+    for n in range(4):
         assert results[f"r{n}"]["status"] == "done", results[f"r{n}"]
         assert results[f"r{n}"]["answer"] == "read it" and results[f"r{n}"]["turns"] == 2
         assert (batch.root / "out" / f"r{n}" / "session.jsonl").is_file()
@@ -72,6 +96,17 @@ def test_every_task_ran_as_a_ray_task_with_its_own_session(ray_batch):
     assert results["lost"]["status"] == "done"  # and Ray ran it again
     assert results["bad"]["status"] == "failed"
     assert "provider exploded" in results["bad"]["error"]
+
+
+@pytest.mark.ray
+def test_requests_to_a_limited_provider_go_through_the_shared_actor(ray_batch):
+    batch, _ = ray_batch
+    results = {r["id"]: r for r in batch.results()}
+    for n in range(2):
+        assert results[f"limited-{n}"]["status"] == "done", results[f"limited-{n}"]
+        assert results[f"limited-{n}"]["answer"] in ("limited 0", "limited 1")
+        log = batch.root / "out" / f"limited-{n}" / "log.txt"
+        assert not log.exists() or "failed in" not in log.read_text()  # the limiter's hooks
 
 
 @pytest.mark.ray
