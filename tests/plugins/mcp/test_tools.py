@@ -218,3 +218,34 @@ def test_an_aborted_mcp_call_ends_at_once_and_the_server_answers_the_next(omp_ha
     nap = results["mcp__demo__nap"][0]
     assert nap.is_error and "aborted" in text_of(nap)
     assert text_of(results["mcp__demo__shout"][0]) == "AFTER"
+
+
+def test_a_server_that_died_between_calls_is_restarted_by_the_next_call(omp_harness) -> None:
+    import signal
+    import time
+
+    configure(omp_harness.agent_dir, {"demo": stdio_server()}, mcp={"startupGateMs": 20000})
+
+    class KillAfterPid:
+        import omp
+
+        @omp.hookimpl
+        def omp_tool_result(self, event):
+            if event.tool_name == "mcp__demo__pid":
+                pid = int(event.content[0].text)
+                os.kill(pid, signal.SIGKILL)
+                for _ in range(100):  # until it is reaped
+                    try:
+                        os.kill(pid, 0)
+                    except ProcessLookupError:
+                        break
+                    time.sleep(0.02)
+
+    session = omp_harness.session(
+        [KillAfterPid()],
+        script=[call("mcp__demo__pid"), call("mcp__demo__shout", text="back"), {"text": "ok"}],
+    )
+    events = omp_harness.run(session, "go")
+    assert text_of(tool_results(events)["mcp__demo__shout"][0]) == "BACK"
+    warnings = [e.message for e in events.of("notice") if "demo" in e.message]
+    assert len(warnings) == 1 and "exited" in warnings[0]

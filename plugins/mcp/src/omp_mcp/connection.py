@@ -86,6 +86,7 @@ class Connection:
         on_notification: Notify | None = None,
         auth: Any = None,
         auth_factory: Callable[[], Any] | None = None,
+        on_failure: Callable[[Connection], None] | None = None,
     ) -> None:
         self.config = config
         self.auth = auth
@@ -96,6 +97,8 @@ class Connection:
         self.request_timeout = config.timeout or request_timeout
         self.startup_timeout = startup_timeout
         self.on_notification = on_notification
+        self.on_failure = on_failure
+        """Told of each failure as it happens (the session reports it once)."""
         self.state = "idle"
         self.error: str | None = None
         self.pid: int | None = None
@@ -257,6 +260,8 @@ class Connection:
         delay = 0.0 if self.failures <= 1 else min(MAX_BACKOFF_S, 2.0 ** (self.failures - 2))
         self._retry_at = time.monotonic() + delay
         self._ready.set()
+        if self.on_failure is not None:
+            self.on_failure(self)
 
     def stderr_tail(self) -> str:
         handle = self._stderr
@@ -295,9 +300,12 @@ class Connection:
         self.prompts = await _all(session.list_prompts, "prompts") if caps and caps.prompts else []
 
     async def ensure(self) -> Any:
-        """The client session, restarting a failed server when its backoff allows."""
+        """The client session, restarting a failed server when its backoff allows (and
+        one whose process ended since the last call: the call restarts it)."""
         if self.state == "ready" and self._session is not None:
-            return self._session
+            if not self._exited():
+                return self._session
+            await self._lost("the server exited between calls")
         if self.state == "starting":
             await self.wait_ready(self.startup_timeout)
         elif self.state in ("failed", "idle"):
@@ -354,10 +362,26 @@ class Connection:
         session = await self.ensure()
         return await session.get_prompt(name, arguments)
 
+    def _exited(self) -> bool:
+        """Whether a stdio server's process has ended (and been reaped)."""
+        if self.pid is None:
+            return False
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            return False
+        return False
+
     async def _crashed(self, exc: BaseException) -> None:
-        """The server died under a call: stop the connection (its task cleans up)."""
+        """The server died under a call."""
+        await self._lost(f"the server exited during a call ({describe_error(exc)})")
+
+    async def _lost(self, reason: str) -> None:
+        """The server is gone: record why, stop the connection (its task cleans up)."""
         await asyncio.sleep(0.05)  # let the last stderr lines land
-        self._fail(f"the server exited during a call ({describe_error(exc)})")
+        self._fail(reason)
         self._stop.set()
         if self._task is not None:
             try:

@@ -66,6 +66,7 @@ class McpManager:
                 request_timeout=self.request_timeout,
                 on_notification=self._on_notification,
                 auth_factory=self._auth_factory(config),
+                on_failure=self._report,
             )
             self.connections[config.name] = connection
             connection.start()
