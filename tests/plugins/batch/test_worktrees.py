@@ -110,3 +110,33 @@ def test_a_rerun_after_a_sigkill_mid_task_gets_a_fresh_worktree(batch):
     assert result["status"] == "done" and "-v2\n+a\n" in result["diff"], result
     listed = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True)
     assert len(listed.stdout.splitlines()) == 1
+
+
+def test_a_repository_url_is_cloned_at_any_branch_or_tag_it_has(batch):
+    repo = _repo(batch)
+    _git(repo, "branch", "feature", "v1")  # neither the default branch nor checked out
+    url = repo.as_uri()
+    yolo = {"tools": {"approvalMode": "yolo"}}
+    tasks = batch.tasks(
+        [
+            {
+                "id": f"on-{ref}",
+                "prompt": "x",
+                "repo": url,
+                "ref": ref,
+                "settings": yolo,
+                "flags": {"script": _writer(batch, f"at-{ref}")},
+            }
+            for ref in ("feature", "v1", "main")
+        ]
+        + [{"id": "missing", "prompt": "x", "repo": url, "ref": "no-such-ref"}]
+    )
+    proc = batch.run(str(tasks), "--out", "out", "--jobs", "2")
+    assert proc.returncode == 1, proc.stderr
+    results = {r["id"]: r for r in batch.results()}
+    assert "-v1\n+at-feature\n" in results["on-feature"]["diff"], results["on-feature"]
+    assert "-v1\n+at-v1\n" in results["on-v1"]["diff"], results["on-v1"]
+    assert "-v2\n+at-main\n" in results["on-main"]["diff"], results["on-main"]
+    assert results["missing"]["status"] == "failed"
+    assert f"ref 'no-such-ref' does not exist in {url}" in results["missing"]["error"]
+    assert not any((batch.root / "out" / r / "worktree").exists() for r in results)

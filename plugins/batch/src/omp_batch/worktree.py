@@ -38,7 +38,11 @@ def create(repo: str, ref: str, target: Path) -> Path:
         remove(repo, target)
     if "://" in repo or repo.startswith("git@"):
         _git("clone", "--quiet", "--no-checkout", repo, str(target))
-        _checkout(target, ref, repo)
+        try:
+            _checkout(target, ref, repo)
+        except OmpError:
+            shutil.rmtree(target, ignore_errors=True)  # no clone left behind a failed task
+            raise
         return target
     if not Path(repo).is_dir():
         raise OmpError(f"repo {repo} is not a directory")
@@ -51,15 +55,20 @@ def create(repo: str, ref: str, target: Path) -> Path:
     return target
 
 
-def _commit(repo: Path, ref: str, name: str) -> str:
-    try:
-        return _git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", cwd=repo).strip()
-    except OmpError:
-        raise OmpError(f"ref {ref!r} does not exist in {name}") from None
+def _commit(repo: Path, ref: str, name: str, remote: bool = False) -> str:
+    # A fresh clone has only the default branch as a local one: its other branches
+    # are origin/<name>.
+    for candidate in (ref, f"origin/{ref}") if remote else (ref,):
+        try:
+            spec = f"{candidate}^{{commit}}"
+            return _git("rev-parse", "--verify", "--quiet", spec, cwd=repo).strip()
+        except OmpError:
+            continue
+    raise OmpError(f"ref {ref!r} does not exist in {name}")
 
 
 def _checkout(target: Path, ref: str, name: str) -> None:
-    commit = _commit(target, ref, name)
+    commit = _commit(target, ref, name, remote=True)
     _git("checkout", "--quiet", "--detach", commit, cwd=target)
 
 
