@@ -211,3 +211,13 @@ def test_reload_reads_plugins_again_and_stays_in_the_session(terminal, omp_cli):
     screen = terminal.wait_for("new words")
     assert len(omp_cli.session_files()) == 1
     assert "[exit" not in screen
+
+
+def test_thinking_on_a_model_that_does_not_think_says_so(terminal, omp_cli):
+    terminal.start("--script", omp_cli.script([answer("unused")])).ready()
+    run_command(terminal, "/thinking high")
+    terminal.wait_for("scripted/demo does not think; thinking stays off")
+    run_command(terminal, "/thinking")
+    screen = terminal.wait_for("does not think", whole=False)
+    assert "Thinking level" not in screen
+    assert screen.rstrip().endswith("scripted/demo • off")

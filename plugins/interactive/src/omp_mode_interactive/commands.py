@@ -94,6 +94,10 @@ class ModeCommands:
             self.app.notify(f"cannot use model {args!r} (`omp models` lists them)", "error")
 
     async def _thinking(self, args: str) -> None:
+        model = self.session.agent.model
+        if model is not None and not model.reasoning and args != "off":
+            self.app.notify(f"{model.key} does not think; thinking stays off", "warning")
+            return
         if not args:
             current = self.session.agent.thinking_level
             ordered = [current, *(lvl for lvl in THINKING_LEVELS if lvl != current)]
