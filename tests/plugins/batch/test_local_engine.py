@@ -264,3 +264,49 @@ def test_a_task_line_sets_its_prompts_model_thinking_and_tools(batch):
     assert "model 'nope/x' is unknown" in results["no-model"]["error"]
     assert results["no-level"]["status"] == "failed"
     assert "unknown thinking level 'extreme'" in results["no-level"]["error"]
+
+
+def test_a_torn_last_line_does_not_swallow_the_next_result(batch):
+    """A line cut short (a crash mid-write where appends are not atomic) is skipped,
+    and the next result starts on a line of its own, so it is read back."""
+    script = batch.script({"text": "ok"})
+    tasks = batch.tasks(
+        [
+            {"id": f"t{n}", "prompt": "x", "cwd": "work", "flags": {"script": script}}
+            for n in range(2)
+        ]
+    )
+    out = batch.root / "out"
+    out.mkdir()
+    done = {"id": "t0", "status": "done", "answer": "ok"}
+    (out / "results.jsonl").write_text(json.dumps(done) + '\n{"id": "t1", "sta')
+    proc = batch.run(str(tasks), "--out", "out")
+    assert proc.returncode == 0, proc.stderr
+    again = batch.run(str(tasks), "--out", "out", "--json")
+    events = [json.loads(line) for line in again.stdout.splitlines()]
+    assert events[0] == {"event": "start", "total": 2, "skipped": 2}, events
+
+
+def test_a_second_runner_on_the_same_folder_is_refused_in_one_line(batch):
+    script = batch.script({"delay": 20, "text": "late"})
+    tasks = batch.tasks([{"id": "t", "prompt": "x", "cwd": "work", "flags": {"script": script}}])
+    first = subprocess.Popen(
+        batch.command(str(tasks), "--out", "out"),
+        cwd=batch.root,
+        env=batch.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        session = batch.root / "out" / "t" / "session.jsonl"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not session.exists():
+            time.sleep(0.05)
+        proc = batch.run(str(tasks), "--out", "out")
+        assert proc.returncode == 1
+        assert proc.stderr.splitlines() == [
+            f"omp: another omp batch (pid {first.pid}) is running on {batch.root / 'out'}"
+        ]
+    finally:
+        first.kill()
+        first.wait()

@@ -1,7 +1,9 @@
 """DIR/results.jsonl: one line per finished task, appended so that no finished result
 is ever lost. Each line is one ``write`` on a descriptor opened with O_APPEND (atomic
 for one writer and for several), then fsync, before the task counts as finished: a
-SIGKILL of the runner a moment later still leaves the line complete on disk."""
+SIGKILL of the runner a moment later still leaves the line complete on disk. A torn
+last line (a crash mid-write where appends are not atomic) is skipped on reading, and
+the next line starts on a line of its own."""
 
 from __future__ import annotations
 
@@ -21,8 +23,11 @@ class ResultLog:
 
     def append(self, result: dict[str, Any]) -> None:
         line = (json.dumps(result, ensure_ascii=False) + "\n").encode("utf-8")
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
         try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                line = b"\n" + line  # after a torn line, never glued onto it
             written = os.write(fd, line)
             if written != len(line):  # a full disk: never leave half a line behind
                 raise OSError(f"short write to {self.path} ({written} of {len(line)} bytes)")
