@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from omp_mcp.shapes import entry_headers, pairs, well_typed
+
 TRANSPORTS = {"stdio": "stdio", "sse": "sse", "http": "http", "streamable-http": "http"}
 TRANSPORTS |= {"streamablehttp": "http", "streamable_http": "http", "local": "stdio"}
 TRANSPORTS |= {"remote": "http"}
@@ -188,7 +190,7 @@ def normalise(
     """One entry, in any of the supported shapes, as a ServerConfig."""
     problems: list[str] = []
     expanded: dict[str, str] = {}
-    raw = _well_typed(raw, problems)
+    raw = well_typed(raw, problems)
 
     def expand(value: Any) -> str:
         def substitute(match: re.Match[str]) -> str:
@@ -208,7 +210,7 @@ def normalise(
     args = [expand(a) for a in raw.get("args") or []]
     if isinstance(command, list):  # opencode: the command and its arguments in one list
         command, args = (command[0] if command else ""), [expand(a) for a in command[1:]]
-    env_raw = _pairs(raw.get("env") or raw.get("environment") or {})
+    env_raw = pairs(raw.get("env") or raw.get("environment") or {})
     url = raw.get("url") or raw.get("httpUrl") or raw.get("serverUrl") or ""
     kind_name = str(raw.get("type") or raw.get("transport") or "").lower()
     if kind == "gemini" and raw.get("httpUrl"):
@@ -231,86 +233,13 @@ def normalise(
         env={str(k): expand(v) for k, v in dict(env_raw).items()},
         cwd=expand(raw["cwd"]) if raw.get("cwd") else None,
         url=expand(url),
-        headers={str(k): expand(v) for k, v in _headers(raw, kind).items()},
+        headers={str(k): expand(v) for k, v in entry_headers(raw, kind).items()},
         enabled=enabled,
         timeout=_timeout(raw),
         source=source,
         problems=list(dict.fromkeys(problems)),
         expanded=expanded,
     )
-
-
-_TEXT_KEYS = ("url", "httpUrl", "serverUrl", "cwd", "type", "transport", "bearer_token_env_var")
-_PAIRS_KEYS = {
-    "env": "env",
-    "environment": "env",
-    "headers": "headers",
-    "http_headers": "headers",
-    "env_http_headers": "headers",
-}
-
-
-def _well_typed(raw: Mapping[str, Any], problems: list[str]) -> dict[str, Any]:
-    """``raw`` without the fields of a wrong type, each named in ``problems`` (a hand-
-    edited file must not break every other server, nor ``omp mcp list``)."""
-    out = dict(raw)
-    command = out.get("command")
-    if command is not None and not (
-        isinstance(command, str) or (isinstance(command, list) and all(map(_scalar, command)))
-    ):
-        problems.append("command must be a string")
-        del out["command"]
-    args = out.get("args")
-    if args is not None and not (isinstance(args, list) and all(map(_scalar, args))):
-        problems.append("args must be a list of strings")
-        del out["args"]
-    for key, label in _PAIRS_KEYS.items():
-        if key in out and out[key] is not None and not _is_pairs(out[key]):
-            problems.append(f"{label} must be an object of strings")
-            del out[key]
-    for key in _TEXT_KEYS:
-        if out.get(key) is not None and not isinstance(out[key], str):
-            problems.append(f"{key} must be a string")
-            del out[key]
-    return out
-
-
-def _scalar(value: Any) -> bool:
-    return isinstance(value, str | int | float) and not isinstance(value, bool)
-
-
-def _is_pairs(value: Any) -> bool:
-    """A mapping of scalars, or ACP's list of ``{"name": ..., "value": ...}``."""
-    if isinstance(value, Mapping):
-        return all(map(_scalar, value.values()))
-    return isinstance(value, list) and all(
-        isinstance(item, Mapping) and isinstance(item.get("name"), str) for item in value
-    )
-
-
-def _headers(raw: Mapping[str, Any], kind: str) -> dict[str, Any]:
-    """The entry's headers; Codex's ``http_headers``, ``env_http_headers`` (a header's
-    value from a variable) and ``bearer_token_env_var`` as ``${VAR}`` references."""
-    headers = _pairs(raw.get("headers") or {})
-    if kind != "codex":
-        return headers
-    headers.update(_pairs(raw.get("http_headers") or {}))
-    for name, variable in _pairs(raw.get("env_http_headers") or {}).items():
-        headers[name] = f"${{{variable}}}"
-    if isinstance(raw.get("bearer_token_env_var"), str):
-        headers["Authorization"] = f"Bearer ${{{raw['bearer_token_env_var']}}}"
-    return headers
-
-
-def _pairs(value: Any) -> dict[str, Any]:
-    """A mapping, or ACP's list of ``{"name": ..., "value": ...}`` as one."""
-    if isinstance(value, list):
-        return {
-            item["name"]: item.get("value", "")
-            for item in value
-            if isinstance(item, Mapping) and isinstance(item.get("name"), str)
-        }
-    return dict(value)
 
 
 def _timeout(raw: Mapping[str, Any]) -> float | None:

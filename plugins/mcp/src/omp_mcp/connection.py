@@ -8,12 +8,8 @@ omp is told to stop the group dies with it; the SDK closes it on a normal exit.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import os
-import signal
-import sys
 import tempfile
-import threading
 import time
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
@@ -23,50 +19,13 @@ from omp.processes import track_group, untrack_group
 
 from omp_mcp.config import ServerConfig
 from omp_mcp.errors import describe_error, first_line, is_closed, is_timeout
-from omp_mcp.spawn import spawned, track_spawned_groups
+from omp_mcp.sdk import sdk_loaded
+from omp_mcp.spawn import has_exited, kill_group, spawned, track_spawned_groups
 
 STDERR_TAIL_BYTES = 2000
 MAX_BACKOFF_S = 30.0
 
 Notify = Callable[["Connection", Any], Awaitable[None] | None]
-SDK_MODULES = (
-    "mcp",
-    "mcp.client.stdio",
-    "mcp.client.sse",
-    "mcp.client.streamable_http",
-    "mcp.client.auth",
-)
-_sdk_lock = threading.Lock()
-_sdk_import: concurrent.futures.Future[None] | None = None
-
-
-async def sdk_loaded() -> None:
-    """Import the SDK in one worker thread: its import (0.3-1.5 s) must not hold the
-    event loop, and with it the first prompt, past the startup gate. One thread for
-    every connection, so no two threads import the same half-loaded modules."""
-    global _sdk_import
-    if all(name in sys.modules for name in SDK_MODULES):
-        return
-    with _sdk_lock:
-        if _sdk_import is None:
-            _sdk_import = concurrent.futures.Future()
-            threading.Thread(
-                target=_import_sdk, args=(_sdk_import,), name="omp-mcp-import", daemon=True
-            ).start()
-        work = _sdk_import
-    await asyncio.wrap_future(work)
-
-
-def _import_sdk(outcome: concurrent.futures.Future[None]) -> None:
-    import importlib
-
-    try:
-        for name in SDK_MODULES:
-            importlib.import_module(name)
-    except BaseException as exc:  # reported by every connection waiting for it
-        outcome.set_exception(exc)
-    else:
-        outcome.set_result(None)
 
 
 class ServerDown(Exception):
@@ -146,7 +105,7 @@ class Connection:
             if self.state != "ready":
                 # Still starting (perhaps never to answer): nothing to end gracefully,
                 # and the SDK would give it 2 s to notice its closed stdin.
-                self._kill_group()
+                kill_group(self.pid)
                 task.cancel()
             try:
                 await asyncio.wait_for(asyncio.shield(task), 5)
@@ -239,14 +198,6 @@ class Connection:
             return f"HTTP 403 Forbidden ({error}); check its headers or `omp mcp login {self.name}`"
         return error
 
-    def _kill_group(self) -> None:
-        if self.pid is None:
-            return
-        try:
-            os.killpg(self.pid, signal.SIGTERM)
-        except (ProcessLookupError, PermissionError):
-            pass
-
     def _spawned(self, pid: int) -> None:
         self.pid = pid
         track_group(pid)
@@ -303,7 +254,7 @@ class Connection:
         """The client session, restarting a failed server when its backoff allows (and
         one whose process ended since the last call: the call restarts it)."""
         if self.state == "ready" and self._session is not None:
-            if not self._exited():
+            if not has_exited(self.pid):
                 return self._session
             await self._lost("the server exited between calls")
         if self.state == "starting":
@@ -361,18 +312,6 @@ class Connection:
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
         session = await self.ensure()
         return await session.get_prompt(name, arguments)
-
-    def _exited(self) -> bool:
-        """Whether a stdio server's process has ended (and been reaped)."""
-        if self.pid is None:
-            return False
-        try:
-            os.kill(self.pid, 0)
-        except ProcessLookupError:
-            return True
-        except PermissionError:
-            return False
-        return False
 
     async def _crashed(self, exc: BaseException) -> None:
         """The server died under a call."""
