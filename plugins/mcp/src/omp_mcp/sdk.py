@@ -15,6 +15,7 @@ SDK_MODULES = (
     "mcp.client.streamable_http",
     "mcp.client.auth",
 )
+IMPORT_SWITCH_INTERVAL_S = 0.0005
 _sdk_lock = threading.Lock()
 _sdk_import: concurrent.futures.Future[None] | None = None
 
@@ -39,6 +40,11 @@ async def sdk_loaded() -> None:
 def _import_sdk(outcome: concurrent.futures.Future[None]) -> None:
     import importlib
 
+    # While this thread imports, the event loop gives up the GIL at every select() and
+    # then waits a whole switch interval (5 ms) to get it back: shorter turns keep the
+    # session's startup from crawling behind the import.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, IMPORT_SWITCH_INTERVAL_S))
     try:
         for name in SDK_MODULES:
             importlib.import_module(name)
@@ -46,3 +52,5 @@ def _import_sdk(outcome: concurrent.futures.Future[None]) -> None:
         outcome.set_exception(exc)
     else:
         outcome.set_result(None)
+    finally:
+        sys.setswitchinterval(interval)
