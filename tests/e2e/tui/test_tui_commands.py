@@ -218,6 +218,7 @@ def test_thinking_on_a_model_that_does_not_think_says_so(terminal, omp_cli):
     run_command(terminal, "/thinking high")
     terminal.wait_for("scripted/demo does not think; thinking stays off")
     run_command(terminal, "/thinking")
-    screen = terminal.wait_for("does not think", whole=False)
+    screen = terminal.wait_for(
+        lambda s: s.count("does not think") == 2 and s.rstrip().endswith("scripted/demo • off")
+    )
     assert "Thinking level" not in screen
-    assert screen.rstrip().endswith("scripted/demo • off")

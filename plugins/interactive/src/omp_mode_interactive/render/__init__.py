@@ -2,11 +2,27 @@
 
 ``Transcript`` turns events into finished output (printed once into the scrollback)
 and a live tail; ``render_footer`` draws the status lines; ``Theme`` holds the colours.
-rich is imported only when an answer is first rendered.
+rich is imported only when an answer is first rendered. The names load on first use,
+so the instant prompt (footer and theme only) does not wait for the transcript's
+modules.
 """
 
-from omp_mode_interactive.render.footer import FooterInfo, render_footer
-from omp_mode_interactive.render.theme import Theme
-from omp_mode_interactive.render.transcript import Transcript
+from __future__ import annotations
 
+from importlib import import_module
+from typing import Any
+
+_WHERE = {
+    "FooterInfo": "footer",
+    "render_footer": "footer",
+    "Theme": "theme",
+    "Transcript": "transcript",
+}
 __all__ = ["FooterInfo", "Theme", "Transcript", "render_footer"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{module}"), name)
