@@ -119,6 +119,11 @@ class _Lines(io.TextIOBase):
         return self._original.fileno()
 
     @property
+    def buffer(self) -> Any:
+        """The terminal's own byte stream (bytes written there are not lined up)."""
+        return self._original.buffer
+
+    @property
     def encoding(self) -> str:  # type: ignore[override]
         return getattr(self._original, "encoding", None) or "utf-8"
 
