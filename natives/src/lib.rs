@@ -6,6 +6,7 @@ pub mod find;
 pub mod fuzzy;
 pub mod grep;
 pub mod grep_tree;
+pub mod pool;
 pub mod text;
 pub mod tree;
 pub mod walk;
@@ -134,7 +135,8 @@ fn py_grep<'py>(
     answer_dict(py, &dir, query.mode, answer, line_type.as_ref())
 }
 
-/// `grep` on a thread of its own: returns at once and calls `on_done(answer, None)`, or
+/// `grep` on a thread of its own (one of the module's, kept between searches: see
+/// `pool`): returns at once and calls `on_done(answer, None)`, or
 /// `on_done(None, exception)`, from that thread when the search is over (an asyncio
 /// caller hands both to its loop with `call_soon_threadsafe`, with no worker thread of
 /// its own to wake). A bad regex raises ValueError here, before anything starts.
@@ -158,24 +160,21 @@ fn grep_start(
 ) -> PyResult<()> {
     let query = grep_query(pattern, mode, limit, context, glob, glob_path, extensions)?;
     let flag = token_flag(cancel);
-    std::thread::Builder::new()
-        .name("omp-natives-grep".into())
-        .spawn(move || {
-            let (dir, answer) = run_grep(&query, &target, &flag, on_batch);
-            // Python may be finalizing (the caller gone): then nobody waits for this.
-            Python::try_attach(|py| {
-                let make = line_type.map(|t| t.into_bound(py));
-                let called = match answer_dict(py, &dir, query.mode, answer, make.as_ref()) {
-                    Ok(dict) => on_done.call1(py, (dict, py.None())),
-                    Err(err) => on_done.call1(py, (py.None(), err.into_value(py))),
-                };
-                if let Err(err) = called {
-                    err.write_unraisable(py, None);
-                }
-            });
-        })
-        .map_err(|e| PyValueError::new_err(format!("cannot start a search thread: {e}")))?;
-    Ok(())
+    pool::submit(Box::new(move || {
+        let (dir, answer) = run_grep(&query, &target, &flag, on_batch);
+        // Python may be finalizing (the caller gone): then nobody waits for this.
+        Python::try_attach(|py| {
+            let make = line_type.map(|t| t.into_bound(py));
+            let called = match answer_dict(py, &dir, query.mode, answer, make.as_ref()) {
+                Ok(dict) => on_done.call1(py, (dict, py.None())),
+                Err(err) => on_done.call1(py, (py.None(), err.into_value(py))),
+            };
+            if let Err(err) = called {
+                err.write_unraisable(py, None);
+            }
+        });
+    }))
+    .map_err(|e| PyValueError::new_err(format!("cannot start a search thread: {e}")))
 }
 
 /// Gathers hits and hands them to Python: what was found by `FIRST_BATCH_AFTER`, then
