@@ -30,6 +30,9 @@ async def sdk_loaded() -> None:
     with _sdk_lock:
         if _sdk_import is None:
             _sdk_import = concurrent.futures.Future()
+            # Running: a waiter's cancellation (its session ended) cannot cancel it for
+            # the waiters of the next session.
+            _sdk_import.set_running_or_notify_cancel()
             threading.Thread(
                 target=_import_sdk, args=(_sdk_import,), name="omp-mcp-import", daemon=True
             ).start()
