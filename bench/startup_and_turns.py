@@ -29,15 +29,20 @@ HEAVY = ("pydantic", "httpx", "rich", "prompt_toolkit")
 NOT_A_USERS = ("PYTHONDONTWRITEBYTECODE", "PYTHONPROFILEIMPORTTIME")
 
 
-def user_env(drop_prefixes: tuple[str, ...] = ("OMP_", "PI_")) -> dict[str, str]:
+def user_env(
+    drop_prefixes: tuple[str, ...] = ("OMP_", "PI_"), drop_suffixes: tuple[str, ...] = ()
+) -> dict[str, str]:
     """This process's environment as a user's shell would pass it to omp: without the
-    variables of ``NOT_A_USERS`` and those starting with ``drop_prefixes`` (settings
-    that would change what is measured)."""
+    variables of ``NOT_A_USERS`` and those starting with ``drop_prefixes`` or ending
+    with ``drop_suffixes`` (settings and keys that would change what is measured)."""
     return {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(drop_prefixes) and k not in NOT_A_USERS
+        if not k.startswith(drop_prefixes)
+        and not (drop_suffixes and k.endswith(drop_suffixes))
+        and k not in NOT_A_USERS
     }
+
 
 # Runs the real entry point as the console script does, then reports which heavy
 # top-level packages it imported.

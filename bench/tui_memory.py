@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -22,6 +21,8 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+
+from startup_and_turns import user_env
 
 ROOT = Path(__file__).resolve().parent.parent
 OMP = ROOT / ".venv" / "bin" / "omp"
@@ -80,7 +81,7 @@ def main() -> int:
         scratch = Path(tmp)
         for sub in ("home", "agent", "work"):
             (scratch / sub).mkdir()
-        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+        env = user_env((), ("_API_KEY",))
         env.update(
             HOME=str(scratch / "home"),
             OMP_CODING_AGENT_DIR=str(scratch / "agent"),

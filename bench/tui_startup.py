@@ -26,13 +26,15 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from startup_and_turns import user_env
+
 ROOT = Path(__file__).resolve().parent.parent
 OMP = ROOT / ".venv" / "bin" / "omp"
 TARGET = 0.4
 
 
 def _env(scratch: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env = user_env((), ("_API_KEY",))
     env.update(
         HOME=str(scratch / "home"),
         OMP_CODING_AGENT_DIR=str(scratch / "agent"),
