@@ -118,21 +118,17 @@ class Connection:
         if self.config.problems:
             self._fail("; ".join(self.config.problems))
             return
-        try:
-            await sdk_loaded()
-        except Exception as exc:
-            self._fail(f"the mcp SDK does not load: {describe_error(exc)}")
-            return
-        from mcp import ClientSession
-
-        if self.auth is None and self.auth_factory is not None:
-            self.auth = self.auth_factory()
-        self._close_stderr()
-        self._stderr = tempfile.TemporaryFile(  # noqa: SIM115 - lives as long as the server
-            "w+", encoding="utf-8", errors="replace"
-        )
         token = spawned.set(self._spawned)
         try:
+            await sdk_loaded()
+            from mcp import ClientSession
+
+            if self.auth is None and self.auth_factory is not None:
+                self.auth = self.auth_factory()
+            self._close_stderr()
+            self._stderr = tempfile.TemporaryFile(  # noqa: SIM115 - lives as long as the server
+                "w+", encoding="utf-8", errors="replace"
+            )
             async with AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport(stack))
                 session = await stack.enter_async_context(
