@@ -185,3 +185,18 @@ def test_cursors_env_colon_variables_expand_too(tmp_path: Path) -> None:
     )
     (server,) = load(tmp_path, GH_TOKEN="ghp-abcdef")[0]
     assert server.env == {"T": "ghp-abcdef"}
+
+
+def test_a_servers_repr_holds_no_env_or_header_values(tmp_path: Path) -> None:
+    write(
+        tmp_path / "agent" / "mcp.json",
+        {
+            "mcpServers": {
+                "s": {"command": "x", "args": ["${TOKEN}"], "env": {"K": "literal-secret"}},
+                "h": {"url": "https://h/mcp", "headers": {"Authorization": "Bearer lit-token"}},
+            }
+        },
+    )
+    shown = " ".join(repr(s) for s in load(tmp_path, TOKEN="from-the-env")[0])
+    assert "literal-secret" not in shown and "lit-token" not in shown
+    assert "from-the-env" not in shown and "${TOKEN}" in shown

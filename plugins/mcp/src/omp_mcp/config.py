@@ -56,6 +56,10 @@ class ServerConfig:
     expanded: dict[str, str] = field(default_factory=dict, repr=False)
     """Each value ``${VAR}`` expanded to, by the text it came from: never shown."""
 
+    def __repr__(self) -> str:
+        """No env, no headers, expanded values as their ``${VAR}``: safe in any log."""
+        return f"ServerConfig({self.name!r}, {self.transport}, {self.describe()!r})"
+
     def describe(self) -> str:
         if self.transport == "stdio":
             return self.redact(" ".join([self.command, *self.args]).strip())
