@@ -30,7 +30,8 @@ async def _protocol_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWrite
 
     for fd, name in ((0, "stdin"), (1, "stdout")):
         mode = os.fstat(fd).st_mode
-        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)):
+        # A terminal is pollable too; other character devices (/dev/null) are not.
+        if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or os.isatty(fd)):
             raise UsageError(f"omp acp needs {name} to be a pipe (the editor starts it so)")
     loop = asyncio.get_running_loop()
     out_fd = os.dup(1)
