@@ -200,3 +200,17 @@ def test_a_servers_repr_holds_no_env_or_header_values(tmp_path: Path) -> None:
     shown = " ".join(repr(s) for s in load(tmp_path, TOKEN="from-the-env")[0])
     assert "literal-secret" not in shown and "lit-token" not in shown
     assert "from-the-env" not in shown and "${TOKEN}" in shown
+
+
+def test_cursors_workspace_and_home_variables_expand(tmp_path: Path) -> None:
+    write(
+        tmp_path / "work" / ".cursor" / "mcp.json",
+        {
+            "mcpServers": {
+                "fs": {"command": "fs-mcp", "args": ["${workspaceFolder}", "${userHome}"]}
+            }
+        },
+    )
+    (server,) = load(tmp_path)[0]
+    assert server.args == [str(tmp_path / "work"), str(tmp_path / "home")]
+    assert server.problems == []

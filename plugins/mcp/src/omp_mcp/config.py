@@ -9,9 +9,10 @@ Sources, first of a name wins:
   (``~/.claude.json``: global and this project's servers), Cursor, Windsurf, Codex
   (``~/.codex/config.toml``), Gemini CLI and opencode.
 
-``${VAR}``, ``${VAR:-default}`` and ``${env:VAR}`` are expanded in commands, arguments,
-env, cwd, URLs and headers. ``<agent dir>/mcp.json`` may also hold ``disabledServers``,
-which switches off a server whatever file defines it (``omp mcp disable``).
+``${VAR}``, ``${VAR:-default}``, Cursor's ``${env:VAR}``, ``${workspaceFolder}`` and
+``${userHome}`` are expanded in commands, arguments, env, cwd, URLs and headers.
+``<agent dir>/mcp.json`` may also hold ``disabledServers``, which switches off a server
+whatever file defines it (``omp mcp disable``).
 """
 
 from __future__ import annotations
@@ -113,8 +114,10 @@ def load_servers(
 ) -> tuple[list[ServerConfig], list[str]]:
     """Every configured server (first of a name wins) and the warnings met on the way
     (unreadable files, project files skipped in an untrusted directory)."""
-    environ = os.environ if environ is None else environ
     home = home or Path.home()
+    # Cursor's ${workspaceFolder} and ${userHome}, under whatever the environment says.
+    places = {"workspaceFolder": str(cwd), "userHome": str(home)}
+    environ = {**places, **(os.environ if environ is None else environ)}
     sources: list[tuple[Path, str]] = []
     warnings: list[str] = []
     project = [(p, kind) for p, kind in project_sources(cwd) if _has_servers(p, kind)]
