@@ -68,3 +68,12 @@ def test_the_reference_server_tools_resources_and_prompts(omp_harness, everythin
     read = results["read"][0]
     assert not read.is_error, text_of(read)
     assert events.final_text() == "done"
+
+
+def test_the_reference_servers_prompt_is_a_slash_command(omp_harness, everything) -> None:
+    configure(omp_harness.agent_dir, {"ev": everything}, mcp={"startupGateMs": 20000})
+    session = omp_harness.session(script=[{"text": "sunny"}])
+    events = omp_harness.run(session, "/mcp__ev__args-prompt city=Paris")
+    users = [e.message for e in events.of("message_end") if e.message.role == "user"]
+    assert "Paris" in str(users[0].content)
+    assert events.final_text() == "sunny"
