@@ -65,6 +65,16 @@ def omp_session_start(ctx):
 
 
 @omp.hookimpl
+def omp_register_commands(api):
+    from omp.contrib import Command
+
+    def kick(args, ctx):  # schedules a turn that starts after the command returns
+        api.send_user_message(f"kicked {args}")
+
+    return [Command("kick", "Hand the agent a message", kick)]
+
+
+@omp.hookimpl
 async def omp_session_before_compact(event, ctx):
     # Asks while the compact command holds the command queue: the answer must get through.
     if event.custom_instructions != "ASK_FIRST":

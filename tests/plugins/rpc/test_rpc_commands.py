@@ -218,6 +218,16 @@ def test_slash_command_prompt_reports_agent_not_invoked(rpc):
     assert rpc.ok("get_state")["sessionName"] == "renamed by command"
 
 
+def test_slash_command_that_starts_a_turn_is_not_reported_local_only(rpc):
+    start = rpc.mark()
+    answer = rpc.request("prompt", message="/kick off")
+    assert answer["success"] is True
+    end = rpc.wait_for(lambda f: f["type"] == "agent_end", start)
+    assert end["messages"][0]["content"] == "kicked off"
+    assert rpc.ok("get_state")["isStreaming"] is False
+    assert not any(f["type"] == "prompt_result" for f in rpc.since(start))
+
+
 def test_compact_returns_omp_compaction_result(rpc):
     before = rpc.ok("get_state")["messageCount"]
     result = rpc.ok("compact", customInstructions="SUMMARIZE_ME briefly")

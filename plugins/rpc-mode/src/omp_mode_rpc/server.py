@@ -287,6 +287,9 @@ class RpcServer:
                 return
             finally:
                 self._running_prompt = None
+        if self._agent_starts == before:
+            # A command may have handed the agent a turn that starts after it returned.
+            await self.session.wait_for_idle()
         if self._agent_starts == before and command in ("prompt", "abort_and_prompt"):
             frame = {"type": "prompt_result", "agentInvoked": False}
             self.send({"id": request_id, **frame} if request_id is not None else frame)
