@@ -249,3 +249,21 @@ def test_a_server_that_died_between_calls_is_restarted_by_the_next_call(omp_harn
     assert text_of(tool_results(events)["mcp__demo__shout"][0]) == "BACK"
     warnings = [e.message for e in events.of("notice") if "demo" in e.message]
     assert len(warnings) == 1 and "exited" in warnings[0]
+
+
+def test_the_servers_whole_process_group_ends_with_the_session(omp_harness) -> None:
+    import time
+
+    configure(omp_harness.agent_dir, {"demo": stdio_server()}, mcp={"startupGateMs": 20000})
+    session = omp_harness.session(script=[call("mcp__demo__spawn_child"), {"text": "ok"}])
+    events = omp_harness.run(session, "go")
+    child = int(text_of(tool_results(events)["mcp__demo__spawn_child"][0]))
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    os.kill(child, 9)
+    raise AssertionError("a child the MCP server started outlived the session")

@@ -150,6 +150,9 @@ class Connection:
             spawned.reset(token)
             self._session = None
             if self.pid is not None:
+                # The SDK ends the server, but its whole group only if the server itself
+                # outlives the 2 s grace: children it started would be left running.
+                kill_group(self.pid)
                 untrack_group(self.pid)
             if self.state in ("ready", "starting"):
                 self.state = "closed" if self._stop.is_set() else "failed"
