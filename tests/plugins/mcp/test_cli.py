@@ -277,7 +277,7 @@ def test_a_server_that_never_answers_does_not_hold_omp_at_exit(tmp_path: Path) -
     ]
     answered = max(e["timestamp"] for e in entries if e.get("type") == "message")
     took = time.time() - datetime.fromisoformat(answered.replace("Z", "+00:00")).timestamp()
-    assert took < 3, f"omp took {took:.1f} s to end beside a server that never answered"
+    assert took < 4, f"omp took {took:.1f} s to end beside a server that never answered"
     assert not _alive(int(pidfile.read_text()))
 
 
