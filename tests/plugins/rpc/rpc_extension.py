@@ -40,6 +40,8 @@ def omp_register_tools(api):
         confirmed = await ctx.ui.confirm(
             "Proceed?", "Really go on?", timeout=params.timeout, signal=signal
         )
+        ctx.ui.set_status("phase", None)
+        ctx.ui.set_widget("todo", None)
         return ToolResult.text(f"confirmed={confirmed} has_ui={ctx.has_ui}")
 
     async def dialogs(call_id, params, signal, on_update, ctx):

@@ -97,7 +97,14 @@ def test_extension_ui_round_trip_and_decorations(rpc):
     end = rpc.wait_for(lambda f: f["type"] == "tool_execution_end", start)
     assert end["result"]["content"][0]["text"] == "confirmed=True has_ui=False"
     rpc.wait_for(lambda f: f["type"] == "agent_end", start)
-    requests = {f["method"]: f for f in rpc.since(start) if f["type"] == "extension_ui_request"}
+    asked = [f for f in rpc.since(start) if f["type"] == "extension_ui_request"]
+    requests = {f["method"]: f for f in reversed(asked)}  # the first of each method
+    # cleared as omp clears them: the text or lines left out (undefined in omp)
+    cleared = [f for f in asked if f["method"] in ("setStatus", "setWidget")][-2:]
+    assert [set(f) for f in cleared] == [
+        {"type", "id", "method", "statusKey"},
+        {"type", "id", "method", "widgetKey"},
+    ]
     assert requests["notify"]["message"] == "asking now"
     assert requests["notify"]["notifyType"] == "warning"
     assert (requests["setStatus"]["statusKey"], requests["setStatus"]["statusText"]) == (

@@ -111,16 +111,16 @@ class RpcUI(UI):
 
     def set_status(self, key: str, text: str | None) -> None:
         super().set_status(key, text)
-        self._send_raw("setStatus", statusKey=key, statusText=text)
+        self._request("setStatus", statusKey=key, statusText=text)  # None: left out, clears
 
     def set_widget(self, key: str, lines: list[str] | None, **options: Any) -> None:
         super().set_widget(key, lines, **options)
         placement = options.get("placement") or options.get("widgetPlacement")
-        self._send_raw(
+        self._request(
             "setWidget",
             widgetKey=key,
-            widgetLines=list(lines) if lines is not None else None,
-            **({"widgetPlacement": placement} if placement else {}),
+            widgetLines=list(lines) if lines is not None else None,  # None: left out, clears
+            widgetPlacement=placement or None,
         )
 
     def set_title(self, title: str) -> None:
@@ -134,13 +134,6 @@ class RpcUI(UI):
 
     def get_editor_text(self) -> str:
         return ""  # the host owns the editor; omp answers "" too
-
-    def _send_raw(self, method: str, **fields: Any) -> None:
-        """A request whose None fields are kept (``statusText: null`` clears)."""
-        if self._send is not None:
-            self._send(
-                {"type": "extension_ui_request", "id": snowflake(), "method": method, **fields}
-            )
 
 
 def _ms(seconds: float | None) -> int | None:
