@@ -135,6 +135,7 @@ class RpcClient:
         settings: dict[str, Any] | None = None,
         models: dict[str, Any] | None = None,
         env: dict[str, str] | None = None,
+        agent_files: dict[str, str] | None = None,
     ) -> None:
         self.root = root
         self.cwd = root / "work"
@@ -144,6 +145,9 @@ class RpcClient:
             (root / "agent" / "settings.json").write_text(json.dumps(settings))
         if models is not None:  # models.json: providers beside the scripted one
             (root / "agent" / "models.json").write_text(json.dumps({"providers": models}))
+        for name, text in (agent_files or {}).items():  # prompt templates, skills...
+            (root / "agent" / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / "agent" / name).write_text(text)
         self.script = write_script(root / "script.jsonl", SCRIPT)
         self.stderr_path = root / "stderr.txt"
         self.frames: list[dict[str, Any]] = []

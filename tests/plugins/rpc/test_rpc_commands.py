@@ -270,3 +270,18 @@ def test_tokens_per_second_of_the_last_reply(fresh_rpc):
     assert 0 < rate <= reply["usage"]["output"] / 1.5
     client.ok("new_session")
     assert client.ok("get_state")["tokensPerSecond"] is None
+
+
+def test_available_commands_name_their_source_as_omp_does(fresh_rpc):
+    skill = "---\nname: tidy\ndescription: Tidy the code\n---\nTidy everything.\n"
+    client = fresh_rpc(
+        agent_files={
+            "prompts/greet.md": "---\ndescription: Greet someone\n---\nSay hello to $1\n",
+            "skills/tidy/SKILL.md": skill,
+        }
+    )
+    commands = {c["name"]: c for c in client.ok("get_available_commands")["commands"]}
+    assert commands["compact"]["source"] == "builtin"
+    assert commands["name"]["source"] == "extension"
+    assert commands["greet"]["source"] == "file"
+    assert commands["skill:tidy"]["source"] == "skill"

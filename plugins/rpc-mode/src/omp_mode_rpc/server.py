@@ -30,6 +30,21 @@ from omp_mode_rpc.ui import RpcUI
 CONTROL = ("extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result")
 
 
+SOURCES = {
+    "omp.compactor": "builtin",
+    "omp.templates": "file",
+    "omp.skills": "skill",
+    "omp_mcp.prompts": "mcp_prompt",
+}
+"""Where a command comes from (the module of its handler) -> omp's command ``source``;
+every other command is a plugin's: ``extension``."""
+
+
+def command_source(command: Any) -> str:
+    module = getattr(getattr(command, "handler", None), "__module__", "")
+    return SOURCES.get(module, "extension")
+
+
 def one_line(exc: BaseException) -> str:
     """An error message for a response: one line (a validation error names each field
     and what is wrong with it, without pydantic's links)."""
@@ -161,7 +176,7 @@ class RpcServer:
             hint = getattr(command, "argument_hint", None)
             if hint:
                 entry["input"] = {"hint": hint}
-            entry["source"] = "extension"
+            entry["source"] = command_source(command)
             out.append(entry)
         return out
 
