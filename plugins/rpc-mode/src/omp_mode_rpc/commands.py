@@ -12,6 +12,7 @@ from omp.api import THINKING_LEVELS
 from omp.errors import OmpError
 
 from omp_mode_rpc import state
+from omp_mode_rpc.slash import available_commands
 from omp_mode_rpc.state import RpcError
 
 NO_DATA = object()
@@ -274,12 +275,12 @@ async def abort_retry(server: Any, frame: dict[str, Any]) -> Any:
 
 
 async def bash(server: Any, frame: dict[str, Any]) -> Any:
-    server.start_bash(frame.get("id"), _text(frame, "command"))
+    server.bash.start(frame.get("id"), _text(frame, "command"))
     return server.DEFERRED
 
 
 async def abort_bash(server: Any, frame: dict[str, Any]) -> Any:
-    server.abort_bash()
+    server.bash.abort()
     return NO_DATA
 
 
@@ -341,7 +342,7 @@ async def get_messages_page(server: Any, frame: dict[str, Any]) -> Any:
 
 
 async def get_available_commands(server: Any, frame: dict[str, Any]) -> Any:
-    return {"commands": server.available_commands()}
+    return {"commands": available_commands(server.session)}
 
 
 async def set_todos(server: Any, frame: dict[str, Any]) -> Any:

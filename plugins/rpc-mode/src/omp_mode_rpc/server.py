@@ -17,47 +17,17 @@ import threading
 import time
 from typing import Any
 
-from omp.abort import AbortSignal
-from omp.errors import OmpError
 from omp.messages import ImageContent, TextContent, UserMessage
 
+from omp_mode_rpc.bash import UserBash
 from omp_mode_rpc.commands import COMMANDS, NO_DATA
 from omp_mode_rpc.frames import FrameWriter, frame_channel, message_update_line, ready_frame
 from omp_mode_rpc.host_tools import HostTools
-from omp_mode_rpc.state import RpcError
+from omp_mode_rpc.slash import available_commands
+from omp_mode_rpc.state import RpcError, one_line
 from omp_mode_rpc.ui import RpcUI
 
 CONTROL = ("extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result")
-
-
-SOURCES = {
-    "omp.compactor": "builtin",
-    "omp.templates": "file",
-    "omp.skills": "skill",
-    "omp_mcp.prompts": "mcp_prompt",
-}
-"""Where a command comes from (the module of its handler) -> omp's command ``source``;
-every other command is a plugin's: ``extension``."""
-
-
-def command_source(command: Any) -> str:
-    module = getattr(getattr(command, "handler", None), "__module__", "")
-    return SOURCES.get(module, "extension")
-
-
-def one_line(exc: BaseException) -> str:
-    """An error message for a response: one line (a validation error names each field
-    and what is wrong with it, without pydantic's links)."""
-    errors = getattr(exc, "errors", None)
-    if callable(errors) and type(exc).__name__ == "ValidationError":
-        try:
-            return "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in errors()
-            )
-        except (TypeError, KeyError):
-            pass
-    text = " ".join(str(exc).split())
-    return text or type(exc).__name__
 
 
 async def serve(session: Any, request: Any, writer: FrameWriter | None = None) -> int:
@@ -90,8 +60,7 @@ class RpcServer:
         self._running_prompt: int | None = None
         """The abort count when the prompt now in ``session.prompt`` was accepted."""
         self._prompts: set[asyncio.Future[Any]] = set()
-        self._background: set[asyncio.Future[Any]] = set()
-        self._bash_signals: set[AbortSignal] = set()
+        self.bash = UserBash(session, self.respond)
         self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._commands: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
 
@@ -164,21 +133,9 @@ class RpcServer:
 
     def announce_commands(self) -> None:
         """``available_commands_update``: at startup and after the session changed."""
-        self.send({"type": "available_commands_update", "commands": self.available_commands()})
-
-    def available_commands(self) -> list[dict[str, Any]]:
-        out = []
-        for name, command in sorted(self.session.commands.items()):
-            entry: dict[str, Any] = {"name": name}
-            description = getattr(command, "description", "")
-            if description:
-                entry["description"] = description
-            hint = getattr(command, "argument_hint", None)
-            if hint:
-                entry["input"] = {"hint": hint}
-            entry["source"] = command_source(command)
-            out.append(entry)
-        return out
+        self.send(
+            {"type": "available_commands_update", "commands": available_commands(self.session)}
+        )
 
     # -- the run ------------------------------------------------------------------------
 
@@ -203,7 +160,7 @@ class RpcServer:
         self._reject_pending()
         self._commands.put_nowait(None)
         await worker
-        while pending := [t for t in self._prompts | self._background if not t.done()]:
+        while pending := [t for t in self._prompts | self.bash.tasks if not t.done()]:
             await asyncio.gather(*pending, return_exceptions=True)
         await self.session.wait_for_idle()
         return 0
@@ -326,46 +283,3 @@ class RpcServer:
         while pending := [t for t in self._prompts if not t.done()]:
             await asyncio.gather(*pending, return_exceptions=True)
         await self.session.agent.wait_for_idle()
-
-    # -- bash -------------------------------------------------------------------------
-
-    def start_bash(self, request_id: Any, command: str) -> None:
-        signal = AbortSignal()
-        self._bash_signals.add(signal)
-        task = asyncio.ensure_future(self._bash(request_id, command, signal))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    def abort_bash(self) -> None:
-        for signal in list(self._bash_signals):
-            signal.abort("aborted")
-
-    async def _bash(self, request_id: Any, command: str, signal: AbortSignal) -> None:
-        from omp.user_shell import execute
-
-        try:
-            run = await execute(self.session, "bash", command, False, signal)
-        except (OSError, OmpError) as exc:
-            self.respond(request_id, "bash", error=one_line(exc))
-            return
-        finally:
-            self._bash_signals.discard(signal)
-        message = run.message
-        agent = self.session.agent
-        if agent.is_streaming:
-            agent.steer(message)
-        else:
-            await agent.add_message(message)
-        output = message.output
-        result = {
-            "output": output,
-            "exitCode": message.exit_code,
-            "cancelled": message.cancelled,
-            "truncated": message.truncated,
-            "totalLines": run.total_lines,
-            "totalBytes": run.total_bytes,
-            "outputLines": len(output.splitlines()),
-            "outputBytes": len(output.encode("utf-8")),
-            "workingDir": self.session.cwd,
-        }
-        self.respond(request_id, "bash", {k: v for k, v in result.items() if v is not None})

@@ -27,6 +27,21 @@ class RpcError(OmpError):
         self.code = code
 
 
+def one_line(exc: BaseException) -> str:
+    """An error message for a response: one line (a validation error names each field
+    and what is wrong with it, without pydantic's links)."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors) and type(exc).__name__ == "ValidationError":
+        try:
+            return "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in errors()
+            )
+        except (TypeError, KeyError):
+            pass
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
 def model_dict(model: Any) -> dict[str, Any] | None:
     """An ``omp.providers.Model`` as omp's ``Model`` record (camelCase)."""
     if model is None:

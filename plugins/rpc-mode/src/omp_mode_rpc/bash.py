@@ -1,0 +1,64 @@
+"""``bash`` and ``abort_bash`` (§2.3): one user command at a time or several, each in
+the background so ``abort_bash`` (or any command) can overtake it; the command and its
+output join the conversation as a ``bashExecution`` message, and the response is omp's
+BashResult."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from omp.abort import AbortSignal
+from omp.errors import OmpError
+
+from omp_mode_rpc.state import one_line
+
+
+class UserBash:
+    def __init__(self, session: Any, respond: Callable[..., None]) -> None:
+        self.session = session
+        self.respond = respond
+        self.tasks: set[asyncio.Future[Any]] = set()
+        self._signals: set[AbortSignal] = set()
+
+    def start(self, request_id: Any, command: str) -> None:
+        signal = AbortSignal()
+        self._signals.add(signal)
+        task = asyncio.ensure_future(self._run(request_id, command, signal))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def abort(self) -> None:
+        for signal in list(self._signals):
+            signal.abort("aborted")
+
+    async def _run(self, request_id: Any, command: str, signal: AbortSignal) -> None:
+        from omp.user_shell import execute
+
+        try:
+            run = await execute(self.session, "bash", command, False, signal)
+        except (OSError, OmpError) as exc:
+            self.respond(request_id, "bash", error=one_line(exc))
+            return
+        finally:
+            self._signals.discard(signal)
+        message = run.message
+        agent = self.session.agent
+        if agent.is_streaming:
+            agent.steer(message)
+        else:
+            await agent.add_message(message)
+        output = message.output
+        result = {
+            "output": output,
+            "exitCode": message.exit_code,
+            "cancelled": message.cancelled,
+            "truncated": message.truncated,
+            "totalLines": run.total_lines,
+            "totalBytes": run.total_bytes,
+            "outputLines": len(output.splitlines()),
+            "outputBytes": len(output.encode("utf-8")),
+            "workingDir": self.session.cwd,
+        }
+        self.respond(request_id, "bash", {k: v for k, v in result.items() if v is not None})

@@ -1,0 +1,36 @@
+"""The session's slash commands as omp's ``RpcAvailableSlashCommand`` list
+(``get_available_commands`` and ``available_commands_update``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+SOURCES = {
+    "omp.compactor": "builtin",
+    "omp.templates": "file",
+    "omp.skills": "skill",
+    "omp_mcp.prompts": "mcp_prompt",
+}
+"""Where a command comes from (the module of its handler) -> omp's command ``source``;
+every other command is a plugin's: ``extension``."""
+
+
+def command_source(command: Any) -> str:
+    module = getattr(getattr(command, "handler", None), "__module__", "")
+    return SOURCES.get(module, "extension")
+
+
+def available_commands(session: Any) -> list[dict[str, Any]]:
+    """``{name, description?, input?: {hint}, source}`` for each command, by name."""
+    out = []
+    for name, command in sorted(session.commands.items()):
+        entry: dict[str, Any] = {"name": name}
+        description = getattr(command, "description", "")
+        if description:
+            entry["description"] = description
+        hint = getattr(command, "argument_hint", None)
+        if hint:
+            entry["input"] = {"hint": hint}
+        entry["source"] = command_source(command)
+        out.append(entry)
+    return out
