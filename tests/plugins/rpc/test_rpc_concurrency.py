@@ -63,6 +63,19 @@ def test_prompt_while_streaming_needs_streaming_behavior(rpc):
     assert _users(rpc.since(start)) == ["DELAY first", "FOLLOW later"]
 
 
+def test_follow_up_waits_for_the_model_to_finish(rpc):
+    start = rpc.mark()
+    rpc.request("prompt", message="DELAY before the follow-up")
+    rpc.wait_for(lambda f: f["type"] == "agent_start", start)
+    assert rpc.ok("follow_up", message="FOLLOWED after") is None
+    assert rpc.ok("get_state")["queuedMessageCount"] == 1
+    end = rpc.wait_for(lambda f: f["type"] == "agent_end", start)
+    users = [m.get("content") for m in end["messages"] if m["role"] == "user"]
+    assert users == ["DELAY before the follow-up", "FOLLOWED after"]
+    replies = [m for m in end["messages"] if m["role"] == "assistant"]
+    assert replies[0]["content"][0]["text"] == "late reply"  # not cut short
+
+
 def test_abort_ends_the_run_as_aborted(rpc):
     start = rpc.mark()
     rpc.request("prompt", message="DELAY forever")

@@ -117,3 +117,13 @@ def test_abort_retry_gives_up_a_retry_waiting_out_its_delay(fresh_rpc, replay_se
         "attempt": 1,
         "finalError": "Retry cancelled",
     }
+
+
+def test_set_auto_compaction_off_keeps_the_context_whole(fresh_rpc):
+    settings = {"compaction": {"reserveTokens": 197_000, "keepRecentTokens": 500}}
+    client = fresh_rpc(settings=settings)
+    client.ok("set_auto_compaction", enabled=False)
+    client.run("LONG please")
+    frames = client.run("hello after the long reply")
+    assert not [f for f in frames if f["type"].startswith("auto_compaction")]
+    assert client.ok("get_state")["messageCount"] == 4
