@@ -69,6 +69,8 @@ def test_missing_feature_answers_success_false_naming_it(rpc):
     assert rpc.request("set_fast_mode", enabled=True)["error"] == (
         "Fast mode is unavailable for the current model."
     )
+    # turning it off is what omp answers for a model without fast mode: done, off
+    assert rpc.ok("set_fast_mode", enabled=False) == {"enabled": False, "active": False}
 
 
 def test_ten_thousand_malformed_lines_each_answered_memory_flat(fresh_rpc):

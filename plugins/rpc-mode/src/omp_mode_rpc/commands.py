@@ -365,7 +365,11 @@ async def negotiate_protocol(server: Any, frame: dict[str, Any]) -> Any:
 
 
 async def set_fast_mode(server: Any, frame: dict[str, Any]) -> Any:
-    raise OmpError("Fast mode is unavailable for the current model.")
+    """No model here has a fast tier: turning it on fails as omp's does for such a
+    model, turning it off succeeds (it is off)."""
+    if _flag(frame):
+        raise OmpError("Fast mode is unavailable for the current model.")
+    return {"enabled": False, "active": False}
 
 
 def _missing(feature: str) -> Handler:
