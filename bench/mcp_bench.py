@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from startup_and_turns import user_env
+
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "tests" / "plugins" / "mcp" / "demo_server.py"
 GATE_MS = 250
@@ -110,7 +112,7 @@ def first_request_ms(root: Path, agent: Path) -> float:
     extension.write_text(TIMING % str(out), encoding="utf-8")
     script = root / "script.jsonl"
     script.write_text(json.dumps({"text": "ok"}) + "\n", encoding="utf-8")
-    env = {**os.environ, "OMP_CODING_AGENT_DIR": str(agent), "HOME": str(root / "home")}
+    env = {**user_env(), "OMP_CODING_AGENT_DIR": str(agent), "HOME": str(root / "home")}
     omp = Path(sys.executable).with_name("omp")
     command = [str(omp), "-p", "--script", str(script), "-e", str(extension), "hi"]
     proc = subprocess.run(

@@ -54,7 +54,9 @@ class McpManager:
 
     async def start(self) -> None:
         """Start every enabled server; wait at most the startup gate for them, then let
-        the rest join in the background."""
+        the rest join in the background. The gate runs from this call, so reading the
+        configurations counts against it too."""
+        gate_ends = self.loop.time() + self.gate
         servers, warnings = self.configs()
         for warning in warnings:
             self.ctx.ui.notify(f"mcp: {warning}", "warning")
@@ -73,7 +75,7 @@ class McpManager:
         if not self.connections:
             return
         waits = {asyncio.ensure_future(c.wait_ready()): c for c in self.connections.values()}
-        done, pending = await asyncio.wait(waits, timeout=self.gate)
+        done, pending = await asyncio.wait(waits, timeout=max(0.0, gate_ends - self.loop.time()))
         for future in done:
             self._joined(waits[future])
         for future in pending:
