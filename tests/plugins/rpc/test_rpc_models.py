@@ -42,3 +42,21 @@ def test_cycle_thinking_level_on_a_reasoning_model(fresh_rpc):
     levels = [client.ok("cycle_thinking_level")["level"] for _ in range(5)]
     assert levels == ["minimal", "low", "medium", "high", "off"]
     assert client.ok("get_state")["thinkingLevel"] == "off"
+
+
+def test_change_frames_come_before_the_answer_as_omp_emits_them(fresh_rpc):
+    client = fresh_rpc(models={"peer": PEER})
+    for kind, fields, event in (
+        ("set_model", {"provider": "peer", "modelId": "local"}, "model_changed"),
+        ("set_thinking_level", {"level": "high"}, "thinking_level_changed"),
+        ("cycle_thinking_level", {}, "thinking_level_changed"),
+        ("cycle_model", {}, "model_changed"),
+    ):
+        start = client.mark()
+        answer = client.request(kind, **fields)
+        assert answer["success"] is True, answer
+        kinds = [f["type"] for f in client.since(start)]
+        assert event in kinds, (kind, kinds)
+        assert kinds.index(event) < kinds.index("response"), (kind, kinds)
+    changed = next(f for f in client.frames if f["type"] == "thinking_level_changed")
+    assert changed == {"type": "thinking_level_changed", "thinkingLevel": "high"}

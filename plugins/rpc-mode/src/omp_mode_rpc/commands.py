@@ -4,6 +4,7 @@ server answers ``success:false`` with the message (and ``code`` for an RpcError)
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -151,6 +152,12 @@ async def branch(server: Any, frame: dict[str, Any]) -> Any:
 # -- state, model, thinking -----------------------------------------------------------
 
 
+async def _announced() -> None:
+    """The session announces a model or thinking change from a task it starts; one
+    step of the loop sends its frame, so it precedes the response, as omp's does."""
+    await asyncio.sleep(0)
+
+
 async def get_state(server: Any, frame: dict[str, Any]) -> Any:
     return state.get_state(server.session, server.compacting, server.tokens_per_second())
 
@@ -170,6 +177,7 @@ async def set_model(server: Any, frame: dict[str, Any]) -> Any:
     model = session.models.find(f"{provider}/{model_id}")
     if model is None or not session.set_model(model.key):
         raise OmpError(f"Model not found: {provider}/{model_id}")
+    await _announced()
     return state.model_dict(model)
 
 
@@ -187,6 +195,7 @@ async def cycle_model(server: Any, frame: dict[str, Any]) -> Any:
         if current is not None and model.key == current.key:
             return None
         if session.set_model(model.key, source="cycle"):
+            await _announced()
             return {
                 "model": state.model_dict(model),
                 "thinkingLevel": session.agent.thinking_level,
@@ -201,6 +210,7 @@ async def get_available_models(server: Any, frame: dict[str, Any]) -> Any:
 
 async def set_thinking_level(server: Any, frame: dict[str, Any]) -> Any:
     server.session.set_thinking_level(_choice(frame, "level", THINKING_LEVELS))
+    await _announced()
     return NO_DATA
 
 
@@ -216,6 +226,7 @@ async def cycle_thinking_level(server: Any, frame: dict[str, Any]) -> Any:
     index = levels.index(current) if current in levels else -1
     level = levels[(index + 1) % len(levels)]
     session.set_thinking_level(level, source="cycle")
+    await _announced()
     return {"level": level}
 
 
