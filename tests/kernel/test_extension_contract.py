@@ -76,6 +76,24 @@ def test_registering_a_tool_twice_or_a_non_tool_is_an_error(make_session):
         session.api.unregister_tool("never")
 
 
+def test_commands_register_and_unregister_while_the_session_runs(make_session, omp_harness):
+    from omp.contrib import Command
+
+    def hello(args, ctx):
+        ctx.ui.notify(f"hello {args}")
+
+    session, _ = make_session([])
+    session.api.register_command(Command(name="hello", description="greets", handler=hello))
+    log = omp_harness.run(session, "/hello there")
+    assert [e.message for e in log.of("notice")] == ["hello there"]
+    session.api.unregister_command("hello")
+    assert "hello" not in session.api.get_commands()
+    with pytest.raises(OmpError, match="no command named /hello"):
+        session.api.unregister_command("hello")
+    with pytest.raises(OmpError, match="not registered with register_command"):
+        session.api.unregister_command("compact")  # a built-in stays
+
+
 def test_tool_definitions_carry_renderers_approval_and_default_inactive():
     tool = Tool(
         name="t",

@@ -148,6 +148,18 @@ class OmpAPI:
         if command.name in commands:
             raise OmpError(f"a command named /{command.name} is already registered")
         commands[command.name] = command
+        self._require("register_command").session_commands.add(command.name)
+
+    def unregister_command(self, name: str) -> None:
+        """Remove a slash command registered with ``register_command`` (an MCP server
+        that drops a prompt, say); a name no plugin registered that way is an error."""
+        runtime = self._require("unregister_command")
+        if name not in runtime.commands:
+            raise OmpError(f"no command named /{name} is registered")
+        if name not in runtime.session_commands:
+            raise OmpError(f"/{name} was not registered with register_command")
+        del runtime.commands[name]
+        runtime.session_commands.discard(name)
 
     async def emit(self, event: Any) -> None:
         """Send an ``omp.events`` event from a plugin: every plugin's ``omp_<type>`` hook

@@ -83,6 +83,8 @@ class AgentSession:
         self.models = models
         self.tools = tools
         self.commands = commands
+        self.session_commands: set[str] = set()
+        """Names of the commands plugins added with ``api.register_command``."""
         self.flags = flags
         self.cwd = cwd
         self.system_prompt_sections = list(system_prompt_sections)

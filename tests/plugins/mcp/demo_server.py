@@ -81,6 +81,12 @@ def build(extra_tools: int, **options: Any) -> MCPServer:
         await ctx.session.send_resource_updated("demo://readme")
         return f"added {name}"
 
+    @server.tool(description="Remove the prompt named NAME and tell the client the list changed.")
+    async def drop_prompt(name: str, ctx: Context) -> str:
+        server.remove_prompt(name)
+        await ctx.session.send_prompt_list_changed()
+        return f"dropped {name}"
+
     @server.resource("demo://readme", description="The demo readme.", mime_type="text/plain")
     def readme() -> str:
         return "line one\nline two\n"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import omp
 from mcp_helpers import configure, stdio_server, text_of, tool_results
 
@@ -27,3 +30,26 @@ def test_list_changed_relists_tools_and_plugins_hear_every_notification(omp_harn
     assert ("demo", "notifications/resources/updated", {"uri": "demo://readme"}) in heard
     assert text_of(tool_results(events)["mcp__demo__sprout"][0]) == "sprout says hi"
     assert any(e.type == "mcp_notification" for e in events)
+
+
+
+def test_a_prompt_the_server_drops_is_no_longer_a_slash_command(omp_harness) -> None:
+    configure(omp_harness.agent_dir, {"demo": stdio_server()}, mcp={"startupGateMs": 20000})
+    drop = {"name": "mcp__demo__drop_prompt", "arguments": {"name": "review"}}
+    session = omp_harness.session(script=[{"tool_calls": [drop]}, {"text": "dropped"}])
+
+    async def scenario() -> tuple[bool, bool]:
+        await session.start()
+        offered = "mcp__demo__review" in session.commands
+        await session.prompt("go")
+        await session.wait_for_idle()
+        deadline = time.monotonic() + 10
+        while "mcp__demo__review" in session.commands and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        kept = "mcp__demo__review" in session.commands
+        await session.shutdown()
+        return offered, kept
+
+    offered, kept = asyncio.run(scenario())
+    assert offered
+    assert not kept

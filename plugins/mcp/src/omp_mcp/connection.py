@@ -64,6 +64,8 @@ class Connection:
         self.tools: list[Any] = []
         self.resources: list[Any] = []
         self.prompts: list[Any] = []
+        self.commands: set[str] = set()
+        """The slash commands this server's prompts became in the session."""
         self.failures = 0
         self.crash_reported = False
         self._retry_at = 0.0

@@ -148,10 +148,16 @@ class McpManager:
         from omp_mcp.prompts import prompt_command
 
         existing = set(self.api.get_commands())
+        offered = set()
         for prompt in connection.prompts:
             command = prompt_command(connection, prompt)
+            offered.add(command.name)
             if command.name not in existing:
                 self.api.register_command(command)
+                connection.commands.add(command.name)
+        for gone in connection.commands - offered:
+            self.api.unregister_command(gone)
+        connection.commands &= offered
 
     async def _on_notification(self, connection: Connection, message: Any) -> None:
         method = getattr(message, "method", "") or ""
