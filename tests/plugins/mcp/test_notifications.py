@@ -32,7 +32,6 @@ def test_list_changed_relists_tools_and_plugins_hear_every_notification(omp_harn
     assert any(e.type == "mcp_notification" for e in events)
 
 
-
 def test_a_prompt_the_server_drops_is_no_longer_a_slash_command(omp_harness) -> None:
     configure(omp_harness.agent_dir, {"demo": stdio_server()}, mcp={"startupGateMs": 20000})
     drop = {"name": "mcp__demo__drop_prompt", "arguments": {"name": "review"}}
