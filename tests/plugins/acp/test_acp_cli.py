@@ -48,3 +48,20 @@ def test_a_prompt_argument_is_refused_with_one_line(tmp_path):
     assert done.returncode == 2, done
     [line] = done.stderr.strip().splitlines()
     assert "takes no prompt" in line
+
+
+def test_a_missing_extension_is_refused_at_start_with_one_line(tmp_path):
+    for folder in ("home", "agent", "work"):
+        (tmp_path / folder).mkdir()
+    done = subprocess.run(
+        [omp_command(), "acp", "-e", "missing.py"],
+        cwd=tmp_path / "work",
+        env=isolated_env(tmp_path),
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2, done
+    [line] = done.stderr.strip().splitlines()
+    assert "-e missing.py: no such file or directory" in line

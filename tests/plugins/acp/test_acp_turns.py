@@ -330,3 +330,49 @@ def test_cancel_while_a_permission_request_is_open(acp_rig):
             assert "never reached" not in client.text(sid)
 
     run(body())
+
+
+PRINTER = """
+import os
+import sys
+
+import omp
+
+
+@omp.hookimpl
+def omp_session_start(ctx):
+    print("a plugin printing to stdout in acp")
+    sys.stdout.flush()
+    os.system("echo a child process printing too")
+
+
+@omp.hookimpl
+def omp_tool_call(event):
+    print("printing during a turn", flush=True)
+"""
+
+
+def test_what_plugins_print_goes_to_stderr_not_the_protocol(acp_rig, capfd):
+    extension = acp_rig.root / "printer.py"
+    extension.write_text(PRINTER)
+    (acp_rig.cwd / "notes.txt").write_text("alpha\n")
+    script = acp_rig.script(
+        [
+            {"tool_calls": [{"name": "read", "arguments": {"path": "notes.txt"}, "id": "r1"}]},
+            {"text": "read it"},
+        ]
+    )
+
+    async def body():
+        args = ("--script", str(script), "-e", str(extension), "--trust")
+        async with acp_rig.connect(*args) as (conn, client):
+            sid = (await conn.new_session(cwd=str(acp_rig.cwd), mcp_servers=[])).session_id
+            await conn.set_session_mode(session_id=sid, mode_id="yolo")
+            answer = await conn.prompt(session_id=sid, prompt=[text_block("read")])
+            assert answer.stop_reason == "end_turn"
+            assert client.text(sid) == "read it"
+
+    run(body())
+    err = capfd.readouterr().err
+    for line in ("a plugin printing", "a child process printing", "printing during a turn"):
+        assert line in err

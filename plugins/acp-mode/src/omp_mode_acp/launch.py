@@ -76,7 +76,7 @@ def run_command(args: list[str], runtime: Any) -> Any:
     load_sdk()
     from omp_mode_acp.server import ServerConfig
 
-    return serve(ServerConfig(flags=parsed.values, trust=bool(parsed["trust"])))
+    return serve(ServerConfig.from_flags(parsed.values))
 
 
 async def run_mode(session: Any, request: Any) -> int:
@@ -89,5 +89,4 @@ async def run_mode(session: Any, request: Any) -> int:
     load_sdk()
     from omp_mode_acp.server import ServerConfig
 
-    flags = dict(session.flags)
-    return await serve(ServerConfig(flags=flags, trust=bool(flags.get("trust"))))
+    return await serve(ServerConfig.from_flags(session.flags))

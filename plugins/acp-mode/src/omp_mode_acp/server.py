@@ -22,10 +22,19 @@ a string, so this plugin works without the MCP plugin installed."""
 @dataclass
 class ServerConfig:
     """What the command line gave: the CLI's flag values (model, thinking, tools,
-    --script, ...) and whether project code may load (``--trust``)."""
+    --script, ...), whether project code may load (``--trust``) and the ``-e``
+    extensions, absolute (a session's directory is not the one omp started in)."""
 
     flags: dict[str, Any] = field(default_factory=dict)
     trust: bool = False
+    extension_paths: list[Path] = field(default_factory=list)
+
+    @classmethod
+    def from_flags(cls, flags: dict[str, Any]) -> ServerConfig:
+        from omp.cli.paths import check_extension_path
+
+        paths = [check_extension_path(str(p)).absolute() for p in flags.get("extension") or []]
+        return cls(flags=dict(flags), trust=bool(flags.get("trust")), extension_paths=paths)
 
 
 def _options(config: ServerConfig, **where: Any) -> Any:
@@ -56,7 +65,14 @@ def _build(config: ServerConfig, cwd: str, resume: str | None) -> Any:
     if not folder.is_absolute() or not folder.is_dir():
         raise RequestError.invalid_params({"cwd": f"{cwd} is not an absolute directory"})
     try:
-        runtime = load_runtime(cwd=folder, kinds=RUNTIME_KINDS, trust=config.trust)
+        runtime = load_runtime(
+            cwd=folder,
+            kinds=RUNTIME_KINDS,
+            trust=config.trust,
+            extension_paths=config.extension_paths,
+            discover_extensions=not config.flags.get("no-extensions"),
+            entry_points=not config.flags.get("no-plugins"),
+        )
         return open_session(runtime, _options(config, resume=resume), has_ui=True)
     except OmpError as exc:
         raise RequestError.invalid_params({"details": str(exc)}) from None
