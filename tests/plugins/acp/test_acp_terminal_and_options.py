@@ -141,3 +141,40 @@ def _tool_result(rig, call_id: str) -> dict:
         if message.get("role") == "toolResult" and message.get("toolCallId") == call_id:
             return message
     raise AssertionError(f"no tool result for {call_id}")
+
+
+def test_session_flags_given_to_omp_acp_apply_to_every_session(acp_rig):
+    peer = {
+        "baseUrl": "http://127.0.0.1:9/v1",
+        "api": "openai-completions",
+        "apiKey": "unused",
+        "models": [{"id": "local"}, {"id": "other"}],
+    }
+    (acp_rig.agent_dir / "models.json").write_text(json.dumps({"providers": {"peer": peer}}))
+    (acp_rig.cwd / "notes.txt").write_text("alpha\n")
+    script = acp_rig.script(
+        [
+            {"tool_calls": [{"name": "read", "arguments": {"path": "notes.txt"}, "id": "r1"}]},
+            {"text": "ok", "repeat": True},
+        ]
+    )
+
+    async def model_of(*args):  # no --script: it would choose the scripted model
+        async with acp_rig.connect(*args) as (conn, _client):
+            new = await conn.new_session(cwd=str(acp_rig.cwd), mcp_servers=[])
+            return _current(new)["model"]
+
+    async def body():
+        assert await model_of("--provider", "peer") == "peer/local"  # its first model
+        assert await model_of("--models", "peer/other,scripted/demo") == "peer/other"
+        async with acp_rig.connect("--script", str(script), "--no-builtin-tools") as (
+            conn,
+            client,
+        ):
+            sid = (await conn.new_session(cwd=str(acp_rig.cwd), mcp_servers=[])).session_id
+            await conn.set_session_mode(session_id=sid, mode_id="yolo")
+            await conn.prompt(session_id=sid, prompt=[text_block("read it")])
+            [end] = [u for u in client.of(sid, "tool_call_update") if u.tool_call_id == "r1"]
+            assert end.status == "failed"  # read is not offered
+
+    run(body())

@@ -5,6 +5,7 @@ on one connection. Each session gets its own runtime, built for its cwd with
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,11 +43,17 @@ def _options(config: ServerConfig, **where: Any) -> Any:
 
     flags = config.flags
     tools = flags.get("tools")
+    offline = os.environ.get("OMP_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
     return SessionOptions(
         model=flags.get("model"),
         thinking=flags.get("thinking"),
         tools=[t.strip() for t in tools.split(",") if t.strip()] if tools else None,
         no_tools=bool(flags.get("no-tools")),
+        no_builtin_tools=bool(flags.get("no-builtin-tools")),
+        offline=bool(flags.get("offline")) or offline,
+        provider=flags.get("provider"),
+        models=flags.get("models"),
+        no_session=bool(flags.get("no-session")),
         session_dir=flags.get("session-dir"),
         system_prompt=flags.get("system-prompt"),
         append_system_prompt=flags.get("append-system-prompt"),
