@@ -365,3 +365,18 @@ def test_host_tool_arguments_are_checked_against_its_schema(fresh_rpc):
     assert texts[0] == "Invalid arguments for tool echo_host: text: Field required"
     assert texts[1] == "Invalid arguments for tool echo_host: text: Input should be a valid string"
     assert not any(f["type"] == "host_tool_call" for f in frames)
+
+
+def test_eof_fails_an_open_host_tool_call_and_exits_zero(fresh_rpc):
+    client = fresh_rpc()
+    client.ok("set_host_tools", tools=[ECHO_HOST])
+    start = client.mark()
+    client.request("prompt", message="HOST then leave")
+    client.wait_for(lambda f: f["type"] == "host_tool_call", start)
+    began = time.monotonic()
+    assert client.close() == 0
+    assert time.monotonic() - began < 10
+    end = next(f for f in client.since(start) if f["type"] == "tool_execution_end")
+    assert end["isError"] is True
+    assert end["result"]["content"][0]["text"] == "the RPC host closed the connection"
+    assert "Traceback" not in client.stderr()
