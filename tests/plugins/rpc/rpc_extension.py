@@ -73,7 +73,13 @@ def omp_register_commands(api):
     def kick(args, ctx):  # schedules a turn that starts after the command returns
         api.send_user_message(f"kicked {args}")
 
-    return [Command("kick", "Hand the agent a message", kick)]
+    def bye(args, ctx):
+        ctx.shutdown()
+
+    return [
+        Command("kick", "Hand the agent a message", kick),
+        Command("bye", "End the session (ctx.shutdown)", bye),
+    ]
 
 
 @omp.hookimpl

@@ -260,3 +260,15 @@ def test_eof_rejects_an_open_dialog_and_exits_zero(fresh_rpc):
     end = next(f for f in client.since(start) if f["type"] == "tool_execution_end")
     assert end["result"]["content"][0]["text"].startswith("confirmed=False")
     assert "Traceback" not in client.stderr()
+
+
+def test_ctx_shutdown_from_a_slash_command_ends_the_process(fresh_rpc):
+    # stdin stays open: the mode ends because a plugin asked it to, as omp's does
+    client = fresh_rpc()
+    client.run("hello first")
+    start = client.mark()
+    client.request("prompt", message="/bye")
+    assert client.proc.wait(10) == 0
+    result = client.wait_for(lambda f: f["type"] == "prompt_result", start)
+    assert result["agentInvoked"] is False
+    assert "Traceback" not in client.stderr()

@@ -16,9 +16,12 @@ from omp_mode_rpc.state import one_line
 
 
 class UserBash:
-    def __init__(self, session: Any, respond: Callable[..., None]) -> None:
+    def __init__(
+        self, session: Any, respond: Callable[..., None], settled: Callable[[Any], None]
+    ) -> None:
         self.session = session
         self.respond = respond
+        self._settled = settled
         self.tasks: set[asyncio.Future[Any]] = set()
         self._signals: set[AbortSignal] = set()
 
@@ -28,6 +31,7 @@ class UserBash:
         task = asyncio.ensure_future(self._run(request_id, command, signal))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+        task.add_done_callback(self._settled)
 
     def abort(self) -> None:
         for signal in list(self._signals):

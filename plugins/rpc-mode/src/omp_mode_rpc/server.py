@@ -57,10 +57,11 @@ class RpcServer:
         self._last_reply: tuple[Any, float] | None = None
         """The last assistant message and its output tokens per second (omp's
         tokensPerSecond; messages here carry no duration, so it is timed here)."""
+        self._shutting_down = False
         self._running_prompt: int | None = None
         """The abort count when the prompt now in ``session.prompt`` was accepted."""
         self._prompts: set[asyncio.Future[Any]] = set()
-        self.bash = UserBash(session, self.respond)
+        self.bash = UserBash(session, self.respond, self._check_shutdown)
         self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._commands: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
 
@@ -214,8 +215,14 @@ class RpcServer:
     async def _work(self) -> None:
         while (frame := await self._commands.get()) is not None:
             await self._execute(frame)
-            if self.session.shutdown_requested:  # ctx.shutdown(): end as on EOF
-                self._lines.put_nowait(None)
+            self._check_shutdown()
+
+    def _check_shutdown(self, _done: Any = None) -> None:
+        """ctx.shutdown(): end as on EOF, after the command, prompt or bash that asked
+        (checked as each settles, so no further frame is needed)."""
+        if self.session.shutdown_requested and not self._shutting_down:
+            self._shutting_down = True
+            self._lines.put_nowait(None)
 
     async def _execute(self, frame: dict[str, Any]) -> None:
         kind = frame.get("type")
@@ -245,6 +252,7 @@ class RpcServer:
         task = asyncio.ensure_future(self._prompt(request_id, command, message, images, accepted))
         self._prompts.add(task)
         task.add_done_callback(self._prompts.discard)
+        task.add_done_callback(self._check_shutdown)
 
     async def _prompt(
         self, request_id: Any, command: str, message: str, images: Any, accepted: int
