@@ -118,16 +118,18 @@ class RpcServer:
         self.send(frame)
 
     def _time_reply(self, message: Any) -> None:
-        duration_ms = time.time() * 1000 - message.timestamp
-        output = message.usage.output
+        started = getattr(message, "timestamp", None)
+        output = getattr(getattr(message, "usage", None), "output", 0)
+        if not isinstance(started, int | float) or not isinstance(output, int):
+            return
+        duration_ms = time.time() * 1000 - started
         if output > 0 and duration_ms >= 100:  # omp's floor: shorter is not measurable
             self._last_reply = (message, output * 1000 / duration_ms)
 
     def tokens_per_second(self) -> float | None:
         """The rate of the conversation's last reply, when it was timed."""
-        last = next(
-            (m for m in reversed(self.session.agent.messages) if m.role == "assistant"), None
-        )
+        messages = reversed(self.session.agent.messages)
+        last = next((m for m in messages if getattr(m, "role", "") == "assistant"), None)
         if last is None or self._last_reply is None or self._last_reply[0] is not last:
             return None
         return self._last_reply[1]
