@@ -22,5 +22,5 @@ def test_get_state_reports_the_todo_list_as_omp_phases(fresh_rpc):
     ]
     refused = rpc.request("set_todos", phases=[{"name": "Mine", "tasks": []}])
     assert refused["success"] is False and refused["command"] == "set_todos"
-    assert "todo_write" in refused["error"]
+    assert "todo_write" in refused["error"] and refused["code"] == "unsupported"
     assert rpc.ok("get_state")["todoPhases"] == phases

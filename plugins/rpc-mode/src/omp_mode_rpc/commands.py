@@ -357,9 +357,10 @@ async def get_available_commands(server: Any, frame: dict[str, Any]) -> Any:
 
 
 async def set_todos(server: Any, frame: dict[str, Any]) -> Any:
-    raise OmpError(
+    raise RpcError(
         "set_todos is not supported: this project's todo list is written only by the "
-        "model's todo_write tool (no host-side todo store); get_state reports it"
+        "model's todo_write tool (no host-side todo store); get_state reports it",
+        "unsupported",
     )
 
 
