@@ -12,6 +12,8 @@ from typing import Any
 from omp.errors import OmpError
 from omp.messages import content_text, to_wire
 
+NO_DATA = object()
+"""A response's ``data`` left out (``None`` is sent as ``null``)."""
 PAGE_DEFAULT = 100
 PAGE_MAX = 256
 PAGE_MAX_BYTES = 768 << 10
