@@ -164,3 +164,29 @@ def test_todos_command_with_no_list(omp_harness) -> None:
     session = omp_harness.session()
     events = omp_harness.run(session, "/todos")
     assert events.of("notice")[-1].message == "No todos yet."
+
+
+def test_a_hosts_list_set_on_the_event_bus_is_shown_and_kept(omp_harness) -> None:
+    """What RPC's set_todos does: ``todos.set`` on the bus; ``todos.get`` reads it back."""
+    path = str(omp_harness.root / "host-todos.jsonl")
+    phases = [{"name": "Plan", "tasks": [{"content": "Sketch", "status": "in_progress"}]}]
+    answers: list[dict[str, Any]] = []
+
+    def host(session) -> None:  # runs before the /todos prompt's task does
+        if answers:  # and again before "hi"
+            return
+        for request in ({"phases": "nope"}, {"phases": phases}, {}):
+            session.api.events.emit("todos.set" if request else "todos.get", request)
+            answers.append(request)
+
+    session = omp_harness.session(session_path=path, script=[{"text": "ok"}])
+    # the file is written with the first prompt, then holds the host's list too
+    shown = omp_harness.run(session, "/todos", "hi", during=host)
+    bad, good, read = answers
+    assert bad["error"] == "phases must be a list of {name, tasks}"
+    assert good["phases"] == read["phases"] == phases
+    assert "Todos: 0/1 completed, 1 in progress, 0 pending\n[>] Sketch" in [
+        n.message for n in shown.of("notice")
+    ]
+    resumed = omp_harness.session(session_path=path)
+    assert current_todos(resumed.session_view.branch_entries()) == phases[0]["tasks"]

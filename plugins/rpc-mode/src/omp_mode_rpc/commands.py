@@ -206,11 +206,17 @@ async def get_available_commands(server: Any, frame: dict[str, Any]) -> Any:
 
 
 async def set_todos(server: Any, frame: dict[str, Any]) -> Any:
-    raise RpcError(
-        "set_todos is not supported: this project's todo list is written only by the "
-        "model's todo_write tool (no host-side todo store); get_state reports it",
-        "unsupported",
-    )
+    """The todo plugin keeps the list (in the session file) and answers on the event bus."""
+    request: dict[str, Any] = {"phases": frame.get("phases")}
+    server.session.api.events.emit("todos.set", request)
+    if "error" in request:
+        raise RpcError(f"invalid phases: {request['error']}")
+    if request.get("phases") is frame.get("phases"):  # nobody answered
+        raise RpcError(
+            "set_todos is not supported: no todo plugin is installed (omp-tool-todo)",
+            "unsupported",
+        )
+    return {"todoPhases": request["phases"]}
 
 
 async def set_host_tools(server: Any, frame: dict[str, Any]) -> Any:

@@ -18,7 +18,6 @@ PAGE_DEFAULT = 100
 PAGE_MAX = 256
 PAGE_MAX_BYTES = 768 << 10
 CURSOR_MAX_CHARS = 2048
-TODO_TOOL = "todo_write"
 
 
 class RpcError(OmpError):
@@ -78,24 +77,12 @@ def context_usage(session: Any) -> dict[str, Any] | None:
 
 
 def todo_phases(session: Any) -> list[dict[str, Any]]:
-    """The todo list of the branch (the last successful todo_write result) as omp's
-    phases: one phase, since this project's list has none."""
-    for entry in reversed(session.session_file.branch_entries()):
-        message = entry.get("message") if entry.get("type") == "message" else None
-        if not isinstance(message, dict) or message.get("role") != "toolResult":
-            continue
-        if message.get("toolName") != TODO_TOOL or message.get("isError"):
-            continue
-        details = message.get("details")
-        todos = details.get("todos") if isinstance(details, dict) else None
-        if isinstance(todos, list):
-            tasks = [
-                {"content": t.get("content"), "status": t.get("status", "pending")}
-                for t in todos
-                if isinstance(t, dict)
-            ]
-            return [{"name": "Todos", "tasks": tasks}] if tasks else []
-    return []
+    """The branch's todo list as omp's phases, from the todo plugin on the event bus
+    ([] without it)."""
+    request: dict[str, Any] = {}
+    session.api.events.emit("todos.get", request)
+    phases = request.get("phases")
+    return phases if isinstance(phases, list) else []
 
 
 def get_state(
