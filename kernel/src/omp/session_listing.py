@@ -47,6 +47,21 @@ class SessionInfo:
         """The session's name if it was given one, else its first prompt."""
         return self.name or self.first_message or "(no messages)"
 
+    def to_json(self) -> dict[str, Any]:
+        """The listing as ``omp sessions --json`` and RPC's ``list_sessions`` give it."""
+        return {
+            "id": self.id,
+            "path": str(self.path),
+            "title": self.title,
+            "name": self.name,
+            "firstMessage": self.first_message,
+            "cwd": self.cwd,
+            "created": self.created,
+            "modified": self.modified.isoformat().replace("+00:00", "Z"),
+            "messageCount": self.message_count,
+            "parentSession": self.parent_session,
+        }
+
     def matches(self, search: str) -> bool:
         """Whether every word of ``search`` occurs (case-insensitive) in the id, title or cwd."""
         haystack = " ".join(

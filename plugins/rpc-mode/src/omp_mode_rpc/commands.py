@@ -205,6 +205,30 @@ async def get_available_commands(server: Any, frame: dict[str, Any]) -> Any:
     return {"commands": available_commands(server.session)}
 
 
+async def list_sessions(server: Any, frame: dict[str, Any]) -> Any:
+    """Not in omp's protocol: the sessions ``/resume`` lists (this directory's, newest
+    first; every project's with ``all``), ``search`` words matching id, title or cwd."""
+    from omp.session_listing import list_all_sessions, list_sessions
+    from omp.session_store import sessions_dir
+
+    search = frame.get("search")
+    if search is not None and not isinstance(search, str):
+        raise OmpError("search must be a string")
+    session = server.session
+    agent_dir = Path(session.api.agent_dir)
+    if frame.get("all"):
+        infos = list_all_sessions(agent_dir / "sessions", search)
+    else:
+        path = session.session_file.path
+        directory = (
+            Path(path).parent
+            if path
+            else sessions_dir(agent_dir, str(session.cwd), session.settings.get("sessionDir"))
+        )
+        infos = list_sessions(directory, search)
+    return {"sessions": [info.to_json() for info in infos]}
+
+
 async def set_todos(server: Any, frame: dict[str, Any]) -> Any:
     """The todo plugin keeps the list (in the session file) and answers on the event bus."""
     request: dict[str, Any] = {"phases": frame.get("phases")}
@@ -260,6 +284,7 @@ COMMANDS: dict[str, Handler] = {
         "get_messages",
         "get_messages_page",
         "get_available_commands",
+        "list_sessions",
         "set_todos",
         "set_host_tools",
         "negotiate_protocol",

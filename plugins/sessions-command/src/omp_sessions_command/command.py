@@ -53,19 +53,7 @@ def _list(search: str, runtime: Any, everywhere: bool, as_json: bool) -> int:
         infos = list_sessions(_directory(runtime), search)
     if as_json:
         for info in infos:
-            row = {
-                "id": info.id,
-                "path": str(info.path),
-                "title": info.title,
-                "name": info.name,
-                "firstMessage": info.first_message,
-                "cwd": info.cwd,
-                "created": info.created,
-                "modified": info.modified.isoformat().replace("+00:00", "Z"),
-                "messageCount": info.message_count,
-                "parentSession": info.parent_session,
-            }
-            print(json.dumps(row, ensure_ascii=False))
+            print(json.dumps(info.to_json(), ensure_ascii=False))
         return 0
     if not infos:
         where = "anywhere" if everywhere else f"for {runtime.cwd}"
