@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from acp import PROTOCOL_VERSION, schema, spawn_agent_process, text_block
+from startup_and_turns import user_env
 
 READ = {"name": "read", "arguments": {"path": "notes.txt"}}
 SCRIPT = [
@@ -60,7 +61,7 @@ async def one_run(root: Path, turns: int) -> dict[str, Any]:
     script = root / "script.jsonl"
     script.write_text("".join(json.dumps(s) + "\n" for s in SCRIPT))
     env = {
-        **os.environ,
+        **user_env(),
         "HOME": str(home),
         "OMP_CODING_AGENT_DIR": str(agent),
         "OLLAMA_HOST": "127.0.0.1:9",

@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from startup_and_turns import user_env
+
 TURNS = 5
 
 
@@ -39,7 +41,7 @@ def _setup(root: Path, count: int) -> tuple[Path, dict[str, str]]:
         for n in range(count):
             task = {"id": f"t{n}", "prompt": f"read the files ({n})", "cwd": str(work)}
             handle.write(json.dumps(task) + "\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OMP_")}
+    env = user_env(("OMP_",))
     env.update(
         HOME=str(root / "home"),
         OMP_CODING_AGENT_DIR=str(root / "agent"),

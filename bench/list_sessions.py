@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from startup_and_turns import user_env
 
 TARGET_SECONDS = 1.0
 """issue 13: 5,000 sessions list in under a second"""
@@ -111,7 +112,7 @@ def main() -> int:
             list_sessions(directory)
             times.append(time.perf_counter() - started)
         median = statistics.median(times)
-        env = {**os.environ, "OMP_CODING_AGENT_DIR": str(agent), "HOME": home}
+        env = {**user_env(), "OMP_CODING_AGENT_DIR": str(agent), "HOME": home}
         omp = Path(sys.executable).with_name("omp")
         started = time.perf_counter()
         proc = subprocess.run(

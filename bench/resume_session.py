@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import shutil
 import statistics
@@ -36,7 +35,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from startup_and_turns import find_omp
+from startup_and_turns import find_omp, user_env
 from startup_and_turns import run_once as measure_once
 
 TARGET_WALL = 1.0
@@ -263,7 +262,7 @@ def _bench(args: argparse.Namespace, omp: Path, scratch: Path) -> int:
         d.mkdir()
     mark, extension = scratch / "first-request", scratch / "mark.py"
     extension.write_text(MARK, encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "PI_"))}
+    env = user_env()
     env.update(HOME=str(home), OMP_CODING_AGENT_DIR=str(agent), OMP_BENCH_MARK=str(mark))
 
     started = time.perf_counter()

@@ -31,6 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from startup_and_turns import user_env
+
 P50_TARGET_MS = 1.0
 READY_TARGET_S = 0.3
 PROVIDER_KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY")
@@ -83,7 +85,7 @@ class Client:
 
 
 def private_env(root: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in PROVIDER_KEYS}
+    env = {k: v for k, v in user_env().items() if k not in PROVIDER_KEYS}
     for folder in ("home", "agent", "work"):
         (root / folder).mkdir(parents=True, exist_ok=True)
     env.update(

@@ -14,12 +14,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from startup_and_turns import user_env
 
 TARGET_US = 50.0
 
@@ -74,7 +75,7 @@ def write_script(path: Path, calls: int, per_message: int, think_first: bool) ->
 def run_once(root: Path, variant: str, script: Path, script_thinking: Path) -> float:
     from omp.bootstrap import RUNTIME_KINDS, SessionOptions, load_runtime, open_session
 
-    env = {**os.environ, "OMP_CODING_AGENT_DIR": str(root / "agent"), "HOME": str(root)}
+    env = {**user_env(), "OMP_CODING_AGENT_DIR": str(root / "agent"), "HOME": str(root)}
     flags: dict = {"script": str(script)}
     if variant == "off":
         env["OMP_DISABLED_PLUGINS"] = "sequential_thinking"
