@@ -13,6 +13,8 @@ from typing import Any
 from isolation import isolated_env
 
 DEMO = Path(__file__).with_name("demo_server.py")
+DEMO_TOOLS = 12
+"""How many tools demo_server.py has of its own (before ``--tools N``)."""
 
 
 def stdio_server(*extra: str, **more: Any) -> dict[str, Any]:

@@ -35,10 +35,11 @@ def test_list_changed_relists_tools_and_plugins_hear_every_notification(omp_harn
 def test_a_prompt_the_server_drops_is_no_longer_a_slash_command(omp_harness) -> None:
     configure(omp_harness.agent_dir, {"demo": stdio_server()}, mcp={"startupGateMs": 20000})
     drop = {"name": "mcp__demo__drop_prompt", "arguments": {"name": "review"}}
-    session = omp_harness.session(script=[{"tool_calls": [drop]}, {"text": "dropped"}])
+    script = [{"text": "hello"}, {"tool_calls": [drop]}, {"text": "dropped"}]
+    session = omp_harness.session(script=script)
 
     async def scenario() -> tuple[bool, bool]:
-        await session.start()
+        await session.prompt("hi")  # past the startup gate: the server's prompts are in
         offered = "mcp__demo__review" in session.commands
         await session.prompt("go")
         await session.wait_for_idle()

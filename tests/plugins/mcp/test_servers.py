@@ -6,7 +6,7 @@ import re
 import sys
 import time
 
-from mcp_helpers import configure, stdio_server, text_of, tool_results
+from mcp_helpers import DEMO_TOOLS, configure, stdio_server, text_of, tool_results
 
 
 def call(name: str, **arguments: object) -> dict:
@@ -245,7 +245,7 @@ def test_two_servers_whose_tool_names_collide_keep_the_first_and_say_so(omp_harn
 
 
 def test_the_default_threshold_defers_above_40_mcp_tools(omp_harness) -> None:
-    """The demo server has 11 tools of its own: 29 more make 40 (offered), 30 make 41."""
+    """The demo server's own tools and enough more to make 40 (offered), then 41."""
     offered: list[list[str]] = []
 
     class Spy:
@@ -256,11 +256,15 @@ def test_the_default_threshold_defers_above_40_mcp_tools(omp_harness) -> None:
             offered.append(api.get_active_tools())
 
     configure(
-        omp_harness.agent_dir, {"at": stdio_server("--tools", "29")}, mcp={"startupGateMs": 20000}
+        omp_harness.agent_dir,
+        {"at": stdio_server("--tools", str(40 - DEMO_TOOLS))},
+        mcp={"startupGateMs": 20000},
     )
     omp_harness.run(omp_harness.session([Spy()], script=[{"text": "x"}]), "go")
     configure(
-        omp_harness.agent_dir, {"over": stdio_server("--tools", "30")}, mcp={"startupGateMs": 20000}
+        omp_harness.agent_dir,
+        {"over": stdio_server("--tools", str(41 - DEMO_TOOLS))},
+        mcp={"startupGateMs": 20000},
     )
     omp_harness.run(omp_harness.session([Spy()], script=[{"text": "x"}]), "go")
     at, over = offered

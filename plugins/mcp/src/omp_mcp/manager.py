@@ -40,6 +40,7 @@ class McpManager:
         self.tools: dict[str, McpTool] = {}
         self._watchers: set[asyncio.Task[Any]] = set()
         self._clashes: set[tuple[str, str]] = set()
+        self._gate: asyncio.Future[None] | None = None
         self.loop = asyncio.get_running_loop()
 
     def configs(self) -> tuple[list[ServerConfig], list[str]]:
@@ -52,10 +53,11 @@ class McpManager:
         given = {s.name for s in self.session_servers}
         return [*self.session_servers, *(s for s in configured if s.name not in given)], warnings
 
-    async def start(self) -> None:
-        """Start every enabled server; wait at most the startup gate for them, then let
-        the rest join in the background. The gate runs from this call, so reading the
-        configurations counts against it too."""
+    def start(self) -> None:
+        """Start every enabled server and the startup gate: servers that answer within
+        ``mcp.startupGateMs`` of this call join before the first prompt (``settled``),
+        the rest join in the background. The session's own start-up work goes on
+        meanwhile, so the gate overlaps it instead of adding to it."""
         gate_ends = self.loop.time() + self.gate
         servers, warnings = self.configs()
         for warning in warnings:
@@ -72,8 +74,16 @@ class McpManager:
             )
             self.connections[config.name] = connection
             connection.start()
-        if not self.connections:
-            return
+        if self.connections:
+            self._gate = asyncio.ensure_future(self._pass_gate(gate_ends))
+
+    async def settled(self) -> None:
+        """Return once the startup gate is over: every server either joined or left to
+        join in the background. What a prompt waits for before it is read."""
+        if self._gate is not None:
+            await asyncio.shield(self._gate)
+
+    async def _pass_gate(self, gate_ends: float) -> None:
         waits = {asyncio.ensure_future(c.wait_ready()): c for c in self.connections.values()}
         done, pending = await asyncio.wait(waits, timeout=max(0.0, gate_ends - self.loop.time()))
         for future in done:
@@ -189,6 +199,8 @@ class McpManager:
         )
 
     async def close(self) -> None:
+        if self._gate is not None:
+            self._gate.cancel()
         for task in list(self._watchers):
             task.cancel()
         await asyncio.gather(*(c.close() for c in self.connections.values()))

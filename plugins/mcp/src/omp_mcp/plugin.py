@@ -40,7 +40,15 @@ async def omp_session_start(event: Any, ctx: Any, api: Any) -> None:
     manager = McpManager(ctx, api, given)
     ctx.state[STATE_KEY] = manager
     ctx.state.setdefault(READ_SCHEMES, {})["mcp"] = lambda uri: read_resource(manager, uri)
-    await manager.start()
+    manager.start()
+
+
+@omp.hookimpl
+async def omp_input(ctx: Any) -> None:
+    """A prompt (its slash commands included) waits for the servers' startup gate."""
+    manager = ctx.state.get(STATE_KEY)
+    if manager is not None:
+        await manager.settled()
 
 
 @omp.hookimpl
