@@ -3,13 +3,15 @@
 The kernel does not depend on httpx: this module imports it only when a plugin asks for
 a client. What it saves on every run and request:
 
-- no verifying TLS context (loading the CA bundle, ~20 ms) for a plain ``http://``
-  server such as a local model; the first ``https://`` request makes one, and every
-  client of the process shares it;
+- no TLS context at all (a verifying one loads the CA bundle, ~20 ms) for a plain
+  ``http://`` server such as a local model; the first ``https://`` request makes one,
+  and every client of the process shares it;
 - one client per event loop and key (``per_loop``), so connections are kept alive
   across the requests of a run;
 - no import attempted per request: httpcore looks for ``sniffio`` on every lock it
   sets up, and a missing module is searched for on ``sys.path`` each time;
+- not httpx's request machinery for a provider request (``omp.llm.direct``: ~0.4 ms
+  a request);
 - not httpx's command-line client (``import httpx`` imports it, with click, rich and
   pygments, whenever they are installed: ~35 ms of a one-turn run).
 """
@@ -21,12 +23,14 @@ import sys
 import threading
 from typing import Any
 
+from omp.llm import direct
 from omp.llm.transport import per_loop
 
 _TLS: ssl.SSLContext | None = None
-_PLAIN: ssl.SSLContext | None = None
 _LOCK = threading.Lock()
 _TRANSPORT_CLASS: type | None = None
+_DIRECT_OPTIONS = frozenset({"timeout", "headers"})
+"""The options of a client whose provider requests ``direct.open_stream`` may send."""
 
 
 def shared_client(key: str) -> Any:
@@ -39,7 +43,9 @@ def new_client(**options: Any) -> Any:
     """An ``httpx.AsyncClient`` (``options`` are its own; no timeout unless given: the
     provider transport applies its own) whose TLS context is the process's, made only
     when an https:// URL is first requested. With proxies in the environment httpx's
-    own transports are kept, as only they honour them."""
+    own transports are kept, as only they honour them. ``stream_lines`` sends through
+    the client's pools directly (``omp.llm.direct``) unless ``options`` go beyond a
+    timeout and headers."""
     import urllib.request
 
     httpx = import_httpx()
@@ -47,7 +53,11 @@ def new_client(**options: Any) -> Any:
     options.setdefault("timeout", None)
     if urllib.request.getproxies():
         return httpx.AsyncClient(verify=tls_context(), **options)
-    return httpx.AsyncClient(transport=_transport_class()(), **options)
+    transport = _transport_class()()
+    client = httpx.AsyncClient(transport=transport, **options)
+    if options.keys() <= _DIRECT_OPTIONS:
+        direct.register(client, transport)
+    return client
 
 
 def import_httpx() -> Any:
@@ -70,44 +80,90 @@ def tls_context() -> ssl.SSLContext:
         return _TLS
 
 
-def _plain_context() -> ssl.SSLContext:
-    """What httpx insists on for a transport that never does TLS: a bare context, no
-    certificates loaded (~1 ms once, against ~20 ms for a verifying one)."""
-    global _PLAIN
-    if _PLAIN is None:
-        _PLAIN = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    return _PLAIN
-
-
 def _transport_class() -> type:
     global _TRANSPORT_CLASS
     if _TRANSPORT_CLASS is None:
         httpx = import_httpx()
 
         class LazyTlsTransport(httpx.AsyncBaseTransport):
-            """Sends http:// requests through a transport without a verifying TLS
-            context, and makes the TLS one on the first https:// request."""
+            """What ``httpx.AsyncHTTPTransport`` does, through two httpcore pools:
+            http:// requests through one without a TLS context, https:// ones through
+            one with the process's, made on the first such request. ``open_stream``
+            sends provider requests through the same pools."""
 
             def __init__(self) -> None:
-                self._plain: httpx.AsyncHTTPTransport | None = None
-                self._tls: httpx.AsyncHTTPTransport | None = None
+                self._plain: Any = None
+                self._tls: Any = None
+
+            def pool(self, scheme: str) -> Any:
+                if scheme == "http":
+                    if self._plain is None:
+                        self._plain = _new_pool(None)
+                    return self._plain
+                if self._tls is None:
+                    self._tls = _new_pool(tls_context())
+                return self._tls
 
             async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-                if request.url.scheme == "http":
-                    if self._plain is None:
-                        self._plain = httpx.AsyncHTTPTransport(verify=_plain_context())
-                    return await self._plain.handle_async_request(request)
-                if self._tls is None:
-                    self._tls = httpx.AsyncHTTPTransport(verify=tls_context())
-                return await self._tls.handle_async_request(request)
+                return await _send(self.pool(request.url.scheme), request)
 
             async def aclose(self) -> None:
-                for transport in (self._plain, self._tls):
-                    if transport is not None:
-                        await transport.aclose()
+                for pool in (self._plain, self._tls):
+                    if pool is not None:
+                        await pool.aclose()
 
         _TRANSPORT_CLASS = LazyTlsTransport
     return _TRANSPORT_CLASS
+
+
+def _new_pool(ssl_context: Any) -> Any:
+    """An httpcore connection pool as ``httpx.AsyncHTTPTransport`` makes one (httpx's
+    default limits), with ``ssl_context`` (None: none is made for plain http://)."""
+    httpcore = _httpcore()
+    return httpcore.AsyncConnectionPool(
+        ssl_context=ssl_context,
+        max_connections=100,
+        max_keepalive_connections=20,
+        keepalive_expiry=5.0,
+        http1=True,
+        http2=False,
+        retries=0,
+    )
+
+
+async def _send(pool: Any, request: Any) -> Any:
+    """``httpx.AsyncHTTPTransport.handle_async_request`` of ``request`` (an
+    ``httpx.Request``) through ``pool``."""
+    httpx, httpcore = import_httpx(), _httpcore()
+    url = request.url
+    sent = httpcore.Request(
+        method=request.method,
+        url=httpcore.URL(
+            scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
+        ),
+        headers=request.headers.raw,
+        content=request.stream,
+        extensions=request.extensions,
+    )
+    try:
+        answer = await pool.handle_async_request(sent)
+    except Exception as exc:
+        error = direct.httpx_error(exc)
+        if error is None:
+            raise
+        raise error from exc
+    return httpx.Response(
+        status_code=answer.status,
+        headers=answer.headers,
+        stream=direct.response_stream(answer.stream),
+        extensions=answer.extensions,
+    )
+
+
+def _httpcore() -> Any:
+    import httpcore
+
+    return httpcore
 
 
 def _settle_sniffio() -> None:

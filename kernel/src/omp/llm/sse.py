@@ -1,14 +1,18 @@
 """Stream framing: Server-Sent Events and newline-delimited JSON.
 
 The decoders take one line at a time (without its newline), so a provider can feed
-them from an HTTP response or, for the benchmark, from bytes in memory. An event whose
-final blank line never came (some servers end that way) is still delivered at the end.
+them from an HTTP response or, for the benchmark, from bytes in memory; ``SseLines``
+cuts a response's text into those lines. An event whose final blank line never came
+(some servers end that way) is still delivered at the end.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any, NamedTuple
+
+_BREAK = re.compile("\r\n|\r|\n")
 
 
 class SseEvent(NamedTuple):
@@ -94,3 +98,41 @@ def split_lines(data: bytes | str) -> list[str]:
     """Lines of a recorded body as an HTTP client would yield them (\\n, \\r\\n or \\r)."""
     text = data.decode("utf-8") if isinstance(data, bytes) else data
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+class SseLines:
+    """Text fed in any pieces, split into lines at LF, CRLF or CR: a line ending in CR
+    is given at once, and an LF opening the next piece belongs to it."""
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._after_cr = False
+
+    def feed(self, text: str) -> list[str]:
+        if self._after_cr and text:
+            self._after_cr = False
+            if text[0] == "\n":
+                text = text[1:]
+        if "\r" in text:
+            self._after_cr = text[-1] == "\r"
+            lines = _BREAK.split(text)
+        elif "\n" in text:
+            lines = text.split("\n")
+        else:
+            if text:
+                self._parts.append(text)
+            return []
+        if self._parts:
+            self._parts.append(lines[0])
+            lines[0] = "".join(self._parts)
+            self._parts.clear()
+        last = lines.pop()
+        if last:
+            self._parts.append(last)
+        return lines
+
+    def close(self) -> list[str]:
+        """The last line, when the text did not end with a line break."""
+        rest = "".join(self._parts)
+        self._parts.clear()
+        return [rest] if rest else []

@@ -3,6 +3,8 @@
 The kernel never imports httpx: a provider plugin passes its ``httpx.AsyncClient`` (or
 anything with the same ``stream()`` / ``status_code`` / ``aread()`` / ``aiter_lines()``
 surface). A non-2xx answer becomes a ProviderError carrying the server's explanation.
+The client ``omp.llm.http`` makes is spared httpx's request machinery
+(``omp.llm.direct``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from omp.llm.body import BodyPieces, request_pieces
+from omp.llm.direct import open_stream
 from omp.llm.errors import ProviderError, http_error, redact, redact_headers, transport_error
 
 SETTLE_GRACE = 5.0
@@ -58,7 +61,7 @@ async def stream_lines(
         headers = {**headers, "content-length": str(content.length)}
     try:
         async with asyncio.timeout(first_timeout):
-            context = client.stream("POST", url, headers=headers, content=content)
+            context = open_stream(client, url, headers, content)
             response = await context.__aenter__()
         try:
             if options is not None and options.on_response is not None:
