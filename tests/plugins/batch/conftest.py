@@ -34,6 +34,22 @@ class Batch:
         path.write_text("".join(json.dumps(t) + "\n" for t in tasks))
         return path
 
+    def scripted_tasks(self, count: int, *steps: dict[str, Any]) -> Path:
+        """``count`` tasks ``t0``, ``t1``... in ``work``, each replaying ``steps``."""
+        script = self.script(*steps)
+        return self.tasks(
+            [
+                {"id": f"t{n}", "prompt": "x", "cwd": "work", "flags": {"script": script}}
+                for n in range(count)
+            ]
+        )
+
+    def start(self, *args: str, **options: Any) -> subprocess.Popen[str]:
+        """``omp batch *args`` started, not waited for (``options`` go to Popen)."""
+        return subprocess.Popen(
+            self.command(*args), cwd=self.root, env=self.env, text=True, **options
+        )
+
     def crasher(self) -> str:
         """An extension that kills its worker process the first time a session starts
         (as a lost node would), and does nothing after that."""

@@ -94,20 +94,9 @@ def test_thirty_scripted_tasks_each_get_one_result_line_with_their_status(batch)
 
 
 def test_a_sigkilled_runner_loses_no_finished_result_and_a_rerun_finishes_the_rest(batch):
-    script = batch.script({"delay": 0.3, "text": "ok"})
-    tasks = batch.tasks(
-        [
-            {"id": f"t{n}", "prompt": "x", "cwd": "work", "flags": {"script": script}}
-            for n in range(12)
-        ]
-    )
-    runner = subprocess.Popen(
-        batch.command(str(tasks), "--out", "out", "--jobs", "2"),
-        cwd=batch.root,
-        env=batch.env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    tasks = batch.scripted_tasks(12, {"delay": 0.3, "text": "ok"})
+    argv = [str(tasks), "--out", "out", "--jobs", "2"]
+    runner = batch.start(*argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     results = batch.root / "out" / "results.jsonl"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -129,21 +118,10 @@ def test_a_sigkilled_runner_loses_no_finished_result_and_a_rerun_finishes_the_re
 
 
 def test_ctrl_c_cancels_running_tasks_and_says_what_is_left(batch):
-    script = batch.script({"delay": 20, "text": "never"})
-    tasks = batch.tasks(
-        [
-            {"id": f"t{n}", "prompt": "x", "cwd": "work", "flags": {"script": script}}
-            for n in range(5)
-        ]
-    )
-    runner = subprocess.Popen(
-        batch.command(str(tasks), "--out", "out", "--jobs", "2"),
-        cwd=batch.root,
-        env=batch.env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
+    tasks = batch.scripted_tasks(5, {"delay": 20, "text": "never"})
+    argv = [str(tasks), "--out", "out", "--jobs", "2"]
+    runner = batch.start(
+        *argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )
     session = batch.root / "out" / "t1" / "session.jsonl"
     deadline = time.monotonic() + 30
@@ -269,13 +247,7 @@ def test_a_task_line_sets_its_prompts_model_thinking_and_tools(batch):
 def test_a_torn_last_line_does_not_swallow_the_next_result(batch):
     """A line cut short (a crash mid-write where appends are not atomic) is skipped,
     and the next result starts on a line of its own, so it is read back."""
-    script = batch.script({"text": "ok"})
-    tasks = batch.tasks(
-        [
-            {"id": f"t{n}", "prompt": "x", "cwd": "work", "flags": {"script": script}}
-            for n in range(2)
-        ]
-    )
+    tasks = batch.scripted_tasks(2, {"text": "ok"})
     out = batch.root / "out"
     out.mkdir()
     done = {"id": "t0", "status": "done", "answer": "ok"}
@@ -290,12 +262,8 @@ def test_a_torn_last_line_does_not_swallow_the_next_result(batch):
 def test_a_second_runner_on_the_same_folder_is_refused_in_one_line(batch):
     script = batch.script({"delay": 20, "text": "late"})
     tasks = batch.tasks([{"id": "t", "prompt": "x", "cwd": "work", "flags": {"script": script}}])
-    first = subprocess.Popen(
-        batch.command(str(tasks), "--out", "out"),
-        cwd=batch.root,
-        env=batch.env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    first = batch.start(
+        str(tasks), "--out", "out", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
         session = batch.root / "out" / "t" / "session.jsonl"

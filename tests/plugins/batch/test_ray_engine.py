@@ -148,21 +148,10 @@ def test_an_address_where_no_cluster_listens_is_one_line_at_once(batch):
 
 @pytest.mark.ray
 def test_ctrl_c_cancels_the_running_ray_tasks_cleanly_and_says_what_is_left(batch):
-    script = batch.script({"delay": 30, "text": "never"})
-    tasks = batch.tasks(
-        [
-            {"id": f"t{n}", "prompt": "x", "cwd": "work", "flags": {"script": script}}
-            for n in range(4)
-        ]
-    )
-    runner = subprocess.Popen(
-        batch.command(str(tasks), "--out", "out", "--engine", "ray", "--jobs", "2"),
-        cwd=batch.root,
-        env=batch.env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
+    tasks = batch.scripted_tasks(4, {"delay": 30, "text": "never"})
+    argv = [str(tasks), "--out", "out", "--engine", "ray", "--jobs", "2"]
+    runner = batch.start(
+        *argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )
     out = batch.root / "out"
     deadline = time.monotonic() + 120

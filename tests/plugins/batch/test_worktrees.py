@@ -88,12 +88,8 @@ def test_a_rerun_after_a_sigkill_mid_task_gets_a_fresh_worktree(batch):
         "settings": {"tools": {"approvalMode": "yolo"}},
     }
     tasks = batch.tasks([{**task, "flags": {"script": slow}}])
-    runner = subprocess.Popen(
-        batch.command(str(tasks), "--out", "out"),
-        cwd=batch.root,
-        env=batch.env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+    runner = batch.start(
+        str(tasks), "--out", "out", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     session = batch.root / "out" / "a" / "session.jsonl"
     deadline = time.monotonic() + 30
