@@ -7,19 +7,8 @@ from __future__ import annotations
 import json
 import textwrap
 
-THINKING_MODELS = {
-    "providers": {
-        "mine": {
-            "baseUrl": "http://127.0.0.1:9/v1",
-            "api": "openai-completions",
-            "apiKey": "test-key",
-            "models": [
-                {"id": "alpha", "name": "Alpha model", "reasoning": True},
-                {"id": "beta", "name": "Beta model", "reasoning": True},
-            ],
-        }
-    }
-}
+from tui_models import write_two_thinking_models
+
 DESCRIBED_PLUGIN = textwrap.dedent(
     """
     import omp
@@ -52,7 +41,7 @@ def pane_title(terminal) -> str:
 
 
 def test_model_without_a_name_opens_a_picker_and_sets_the_footer(terminal, omp_cli):
-    (omp_cli.agent_dir / "models.json").write_text(json.dumps(THINKING_MODELS))
+    write_two_thinking_models(omp_cli.agent_dir)
     terminal.start("--model", "mine/alpha").ready("mine/alpha")
     run_command(terminal, "/model")
     terminal.wait_for("Model")
@@ -64,7 +53,7 @@ def test_model_without_a_name_opens_a_picker_and_sets_the_footer(terminal, omp_c
 
 
 def test_thinking_without_a_level_opens_a_picker(terminal, omp_cli):
-    (omp_cli.agent_dir / "models.json").write_text(json.dumps(THINKING_MODELS))
+    write_two_thinking_models(omp_cli.agent_dir)
     terminal.start("--model", "mine/alpha").ready("mine/alpha")
     run_command(terminal, "/thinking")
     terminal.wait_for("Thinking level")

@@ -4,25 +4,13 @@ model and thinking cycling, plugin shortcuts, dropped images, ``!cmd`` and /copy
 from __future__ import annotations
 
 import base64
-import json
 import textwrap
+
+from tui_models import write_two_thinking_models
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 )
-TWO_THINKING_MODELS = {
-    "providers": {
-        "mine": {
-            "baseUrl": "http://127.0.0.1:9/v1",
-            "api": "openai-completions",
-            "apiKey": "test-key",
-            "models": [
-                {"id": "alpha", "name": "Alpha model", "reasoning": True},
-                {"id": "beta", "name": "Beta model", "reasoning": True},
-            ],
-        }
-    }
-}
 SHORTCUT_PLUGIN = textwrap.dedent(
     """
     import omp
@@ -77,7 +65,7 @@ def test_at_file_completion_offers_fuzzy_matches(terminal, omp_cli):
 
 
 def test_model_names_complete_after_slash_model(terminal, omp_cli):
-    (omp_cli.agent_dir / "models.json").write_text(json.dumps(TWO_THINKING_MODELS))
+    write_two_thinking_models(omp_cli.agent_dir)
     terminal.start("--script", omp_cli.script([answer("unused")])).ready()
     terminal.type("/model bet")
     screen = terminal.wait_for("mine/beta", whole=False)
@@ -100,7 +88,7 @@ def test_history_survives_a_restart(terminal, omp_cli):
 
 
 def test_ctrl_p_cycles_the_models_given_with_models(terminal, omp_cli):
-    (omp_cli.agent_dir / "models.json").write_text(json.dumps(TWO_THINKING_MODELS))
+    write_two_thinking_models(omp_cli.agent_dir)
     terminal.start("--models", "mine/alpha,mine/beta")
     terminal.ready("mine/alpha")
     terminal.send("C-p")
@@ -110,7 +98,7 @@ def test_ctrl_p_cycles_the_models_given_with_models(terminal, omp_cli):
 
 
 def test_shift_tab_cycles_the_thinking_level(terminal, omp_cli):
-    (omp_cli.agent_dir / "models.json").write_text(json.dumps(TWO_THINKING_MODELS))
+    write_two_thinking_models(omp_cli.agent_dir)
     terminal.start("--model", "mine/alpha")
     terminal.wait_for(lambda s: s.rstrip().endswith("mine/alpha • off"), whole=False)
     terminal.send("BTab")
