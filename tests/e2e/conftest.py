@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from isolation import omp_command
 from omp.testing import PROVIDER_KEYS, write_script
 
 TIMEOUT = 60
@@ -38,15 +37,6 @@ _SCRUBBED = (
     *PROVIDER_KEYS,  # a developer's real key must not turn a test into traffic
     "OLLAMA_HOST",
 )
-
-
-def omp_command() -> list[str]:
-    """The installed console script next to this interpreter, else ``python -m omp``."""
-    script = Path(sys.executable).with_name("omp")
-    if script.is_file() and os.access(script, os.X_OK):
-        return [str(script)]
-    found = shutil.which("omp")
-    return [found] if found else [sys.executable, "-m", "omp"]
 
 
 def _default_sigint() -> None:

@@ -5,18 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from acp import PROTOCOL_VERSION, schema, spawn_agent_process
-from isolation import isolated_env
+from isolation import isolated_env, omp_command
 from omp.testing import write_script
-
-
-def omp_command() -> str:
-    return str(Path(sys.executable).with_name("omp"))
 
 
 class EditorClient:
@@ -194,7 +189,7 @@ class AcpRig:
         client = client or EditorClient()
         async with spawn_agent_process(
             client,
-            omp_command(),
+            *omp_command(),
             *entry,
             *args,
             env=self.env,

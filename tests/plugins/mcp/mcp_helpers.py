@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from isolation import isolated_env
+import isolation
 
 DEMO = Path(__file__).with_name("demo_server.py")
 DEMO_TOOLS = 12
@@ -44,19 +44,7 @@ def run_omp(
     root: Path, *args: str, timeout: float = 60, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """``omp *args`` in a private environment under ``root`` (work/, agent/, home/)."""
-    env = {**isolated_env(root), **(env or {})}
-    for sub in ("work", "agent", "home"):
-        (root / sub).mkdir(parents=True, exist_ok=True)
-    omp = Path(sys.executable).with_name("omp")
-    return subprocess.run(
-        [str(omp), *args],
-        cwd=root / "work",
-        env=env,
-        capture_output=True,
-        text=True,
-        stdin=subprocess.DEVNULL,
-        timeout=timeout,
-    )
+    return isolation.run_omp(root, *args, env=env, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
 def wait_for_port(port: int, seconds: float = 20) -> None:

@@ -11,17 +11,16 @@ from __future__ import annotations
 import base64
 import itertools
 import json
-import shutil
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import isolation
 import pytest
-from isolation import isolated_env
+from isolation import isolated_env, omp_command
 from omp.testing import write_script
 
 HERE = Path(__file__).parent
@@ -110,14 +109,6 @@ SCRIPT = [
     {"when": "LONG", "text": "word " * 4000, "repeat": True},
     {"text": "Hello from the script", "repeat": True},
 ]
-
-
-def omp_command() -> list[str]:
-    script = Path(sys.executable).with_name("omp")
-    if script.is_file():
-        return [str(script)]
-    found = shutil.which("omp")
-    return [found] if found else [sys.executable, "-m", "omp"]
 
 
 def environment(root: Path) -> dict[str, str]:
@@ -331,18 +322,4 @@ def fresh_rpc(tmp_path: Path):
 @pytest.fixture
 def run_omp(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
     """``run_omp(*args)``: ``omp *args`` to its end in a private environment (stdin empty)."""
-
-    def run(*args: str) -> subprocess.CompletedProcess[str]:
-        for sub in ("work", "agent", "home"):
-            (tmp_path / sub).mkdir(exist_ok=True)
-        return subprocess.run(
-            [*omp_command(), *args],
-            cwd=tmp_path / "work",
-            env=environment(tmp_path),
-            input="",
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-
-    return run
+    return lambda *args: isolation.run_omp(tmp_path, *args)
