@@ -449,3 +449,27 @@ def test_end_to_end_through_the_entry_point(omp_harness) -> None:
     assert "no artifact nope.txt" in missing[0].text
     assert session.file_reads.changed_since_read(work / "notes.txt") is False
     assert session.file_reads.last_read(work / "shot.png") is None
+
+
+def test_small_local_files_are_read_on_the_loop_and_the_rest_in_a_worker(tmp_path: Path) -> None:
+    from omp.files import FileAccess
+    from omp_tool_read.tool import INLINE_BYTES
+
+    class EditorFiles(FileAccess):  # an editor's buffers: reading them waits on the loop
+        pass
+
+    small = tmp_path / "small.txt"
+    small.write_text("x\n")
+    large = tmp_path / "large.txt"
+    large.write_bytes(b"y\n" * (INLINE_BYTES // 2 + 1))
+    tool = ReadTool()
+
+    def inline(path: str, files: object = None) -> bool:
+        ctx = SimpleNamespace(cwd=str(tmp_path), files=files or FileAccess())
+        return tool.runs_inline(ReadParams(path=path), ctx)
+
+    assert inline("small.txt") and inline("missing.txt")
+    assert not inline("large.txt")
+    assert not inline(str(tmp_path))  # a directory: a listing may be long
+    assert not inline("artifact://abc")
+    assert not inline("small.txt", EditorFiles())

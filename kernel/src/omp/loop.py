@@ -423,7 +423,10 @@ class Agent:
             ctx = self._tool_context()
             if inspect.iscoroutinefunction(tool.execute):
                 return await tool.execute(call.id, params, signal, on_update, ctx)
-            raw = await asyncio.to_thread(tool.execute, call.id, params, signal, on_update, ctx)
+            if tool.runs_inline(params, ctx):
+                raw = tool.execute(call.id, params, signal, on_update, ctx)
+            else:
+                raw = await asyncio.to_thread(tool.execute, call.id, params, signal, on_update, ctx)
             return await raw if inspect.isawaitable(raw) else raw
 
         box: dict[str, Any] = {}

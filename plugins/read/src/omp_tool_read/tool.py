@@ -11,6 +11,7 @@ from typing import Any
 
 from omp.artifacts import SCHEME
 from omp.errors import OmpError
+from omp.files import FileAccess
 from omp.tools import Tool, ToolResult, resolve_path, tool_cwd
 from pydantic import BaseModel, Field
 
@@ -33,6 +34,9 @@ COUNT_CHUNK_BYTES = 1 << 20
 _NOTE_RESERVE = 256
 """Bytes of the budget kept free for the paging note."""
 SCHEMES_STATE = "omp-tool-read.schemes"
+INLINE_BYTES = 256 * 1024
+"""Files up to this size are read on the event loop (``ReadTool.runs_inline``)."""
+_DISK_ONLY = (FileAccess, type(None))
 """Session state key (``ctx.state``) of other plugins' readers by URI scheme."""
 
 
@@ -64,6 +68,18 @@ class ReadTool(Tool):
         "`artifact://ID` reads a saved full output."
     )
     parameters = ReadParams
+
+    def runs_inline(self, params: Any, ctx: Any) -> bool:
+        """A local file of at most ``INLINE_BYTES`` is read on the event loop (a worker
+        thread's hand-off would cost more than the read); directories, schemes and
+        files an editor holds (``ctx.files``) go to a worker thread."""
+        if "://" in params.path or type(getattr(ctx, "files", None)) not in _DISK_ONLY:
+            return False
+        try:
+            st = os.stat(resolve_path(params.path, tool_cwd(ctx)))
+        except OSError:
+            return True  # the error message is all there is to do
+        return stat.S_ISREG(st.st_mode) and st.st_size <= INLINE_BYTES
 
     def execute(
         self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
