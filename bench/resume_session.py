@@ -327,11 +327,13 @@ def _bench(args: argparse.Namespace, omp: Path, scratch: Path) -> int:
         print(f"{name}: CPU to the first request {statistics.median(cpu):.3f} s")
     wall = statistics.median(s[0] for s in large)
     peak = max(s[1] for s in large) / 1024
-    ok = wall <= TARGET_WALL and peak <= TARGET_RSS_MIB
-    print(
-        f"target to the first request: <= {TARGET_WALL:.1f} s and <= {TARGET_RSS_MIB:.0f} MiB: "
-        + ("PASS" if ok else "FAIL")
-    )
+    if args.entries is None:  # issue 8: the 50 MB session, in time and memory
+        ok = wall <= TARGET_WALL and peak <= TARGET_RSS_MIB
+        target = f"<= {TARGET_WALL:.1f} s and <= {TARGET_RSS_MIB:.0f} MiB"
+    else:  # issue 13's 20,000-entry variant sets a time only
+        ok = wall <= TARGET_WALL
+        target = f"<= {TARGET_WALL:.1f} s (peak {peak:.0f} MiB)"
+    print(f"target to the first request: {target}: " + ("PASS" if ok else "FAIL"))
     return 1 if args.check and not ok else 0
 
 
