@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import codecs
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from omp.llm.body import BodyPieces
@@ -154,13 +156,8 @@ class DirectStream:
             extensions={"timeout": client.timeout.as_dict()},
         )
         pool = self.transport.pool(url.scheme)
-        try:
+        with httpx_errors():
             answer = await pool.handle_async_request(request)
-        except Exception as exc:
-            error = httpx_error(exc)
-            if error is None:
-                raise
-            raise error from exc
         self.response = response = DirectResponse(answer.status, answer.headers, answer.stream)
         if response.sets_cookies:
             sent = httpx.Request("POST", url, headers=headers)
@@ -232,18 +229,8 @@ class DirectResponse:
         return self._decoded.aiter_bytes().__aiter__()
 
     async def aread(self) -> bytes:
-        chunks = self._chunks()
-        parts = []
-        while True:
-            try:
-                parts.append(await chunks.__anext__())
-            except StopAsyncIteration:
-                return b"".join(parts)
-            except Exception as exc:
-                error = httpx_error(exc)
-                if error is None:
-                    raise
-                raise error from exc
+        with httpx_errors():
+            return b"".join([part async for part in self._chunks()])
 
     def aiter_lines(self) -> Any:
         self._lines = self._iter_lines()
@@ -254,18 +241,10 @@ class DirectResponse:
         chunks = self._chunks()
         lines = SseLines()
         try:
-            while True:
-                try:
-                    chunk = await chunks.__anext__()
-                except StopAsyncIteration:
-                    break
-                except Exception as exc:
-                    error = httpx_error(exc)
-                    if error is None:
-                        raise
-                    raise error from exc
-                for line in lines.feed(decode(chunk)):
-                    yield line
+            with httpx_errors():
+                async for chunk in chunks:
+                    for line in lines.feed(decode(chunk)):
+                        yield line
         finally:  # now, not when the garbage collector finds it
             await chunks.aclose()
         for line in lines.feed(decode(b"", True)) + lines.close():
@@ -291,20 +270,28 @@ def response_stream(stream: Any) -> Any:
                 self._stream = stream
 
             async def __aiter__(self) -> Any:
-                try:
+                with httpx_errors():
                     async for part in self._stream:
                         yield part
-                except Exception as exc:
-                    error = httpx_error(exc)
-                    if error is None:
-                        raise
-                    raise error from exc
 
             async def aclose(self) -> None:
                 await self._stream.aclose()
 
         _STREAM_CLASS = ResponseStream
     return _STREAM_CLASS(stream)
+
+
+@contextmanager
+def httpx_errors() -> Iterator[None]:
+    """Raise httpcore's errors as the httpx ones httpx makes of them (``httpx_error``),
+    chained to the original; anything else passes unchanged."""
+    try:
+        yield
+    except Exception as exc:
+        error = httpx_error(exc)
+        if error is None:
+            raise
+        raise error from exc
 
 
 def httpx_error(exc: Exception) -> Exception | None:

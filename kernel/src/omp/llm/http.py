@@ -145,13 +145,8 @@ async def _send(pool: Any, request: Any) -> Any:
         content=request.stream,
         extensions=request.extensions,
     )
-    try:
+    with direct.httpx_errors():
         answer = await pool.handle_async_request(sent)
-    except Exception as exc:
-        error = direct.httpx_error(exc)
-        if error is None:
-            raise
-        raise error from exc
     return httpx.Response(
         status_code=answer.status,
         headers=answer.headers,
