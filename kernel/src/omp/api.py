@@ -144,11 +144,11 @@ class OmpAPI:
 
         if not isinstance(command, Command):
             raise OmpError(f"register_command takes an omp.contrib.Command, not {command!r}")
-        commands = self._require("register_command").commands
-        if command.name in commands:
+        session = self._require("register_command")
+        if command.name in session.commands:
             raise OmpError(f"a command named /{command.name} is already registered")
-        commands[command.name] = command
-        self._require("register_command").session_commands.add(command.name)
+        session.commands[command.name] = command
+        session.session_commands.add(command.name)
 
     def unregister_command(self, name: str) -> None:
         """Remove a slash command registered with ``register_command`` (an MCP server
@@ -159,7 +159,7 @@ class OmpAPI:
         if name not in runtime.session_commands:
             raise OmpError(f"/{name} was not registered with register_command")
         del runtime.commands[name]
-        runtime.session_commands.discard(name)
+        runtime.session_commands.remove(name)
 
     async def emit(self, event: Any) -> None:
         """Send an ``omp.events`` event from a plugin: every plugin's ``omp_<type>`` hook

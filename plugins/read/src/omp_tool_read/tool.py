@@ -34,10 +34,11 @@ COUNT_CHUNK_BYTES = 1 << 20
 _NOTE_RESERVE = 256
 """Bytes of the budget kept free for the paging note."""
 SCHEMES_STATE = "omp-tool-read.schemes"
+"""Session state key (``ctx.state``) of other plugins' readers by URI scheme."""
 INLINE_BYTES = 256 * 1024
 """Files up to this size are read on the event loop (``ReadTool.runs_inline``)."""
 _DISK_ONLY = (FileAccess, type(None))
-"""Session state key (``ctx.state``) of other plugins' readers by URI scheme."""
+"""``ctx.files`` kinds that answer from the disk, never by waiting on the loop."""
 
 
 class ReadParams(BaseModel):
