@@ -175,7 +175,7 @@ def test_a_hosts_list_set_on_the_event_bus_is_shown_and_kept(omp_harness) -> Non
     def host(session) -> None:  # runs before the /todos prompt's task does
         if answers:  # and again before "hi"
             return
-        for request in ({"phases": "nope"}, {"phases": phases}, {}):
+        for request in ({"set": "nope"}, {"set": phases}, {}):
             session.api.events.emit("todos.set" if request else "todos.get", request)
             answers.append(request)
 

@@ -231,11 +231,11 @@ async def list_sessions(server: Any, frame: dict[str, Any]) -> Any:
 
 async def set_todos(server: Any, frame: dict[str, Any]) -> Any:
     """The todo plugin keeps the list (in the session file) and answers on the event bus."""
-    request: dict[str, Any] = {"phases": frame.get("phases")}
+    request: dict[str, Any] = {"set": frame.get("phases")}
     server.session.api.events.emit("todos.set", request)
     if "error" in request:
         raise RpcError(f"invalid phases: {request['error']}")
-    if request.get("phases") is frame.get("phases"):  # nobody answered
+    if "phases" not in request:  # nobody answered
         raise RpcError(
             "set_todos is not supported: no todo plugin is installed (omp-tool-todo)",
             "unsupported",

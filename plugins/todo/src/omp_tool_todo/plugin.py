@@ -33,8 +33,9 @@ BUS_KEY = "omp-tool-todo.bus"
 @omp.hookimpl
 def omp_session_start(ctx: Any, api: Any) -> None:
     """Answer other plugins on the event bus: ``todos.get`` (a dict; gets ``phases``,
-    the branch's list as omp's phases) and ``todos.set`` (a dict with ``phases``: a
-    host's list, kept as a ``custom`` entry; gets ``phases`` back, or ``error``)."""
+    the branch's list as omp's phases) and ``todos.set`` (a dict with ``set``: a host's
+    phases, kept as a ``custom`` entry; gets ``phases``, as kept, or ``error``). A
+    request that comes back with neither found no todo plugin."""
     from omp_tool_todo.state import HOST_ENTRY, checked_phases, current_phases
 
     def get(request: dict[str, Any]) -> None:
@@ -42,7 +43,7 @@ def omp_session_start(ctx: Any, api: Any) -> None:
 
     def set_(request: dict[str, Any]) -> None:
         try:
-            phases = checked_phases(request.get("phases"))
+            phases = checked_phases(request.get("set"))
         except ValueError as exc:
             request["error"] = str(exc)
             return
