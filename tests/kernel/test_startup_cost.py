@@ -70,3 +70,41 @@ def test_the_console_script_freezes_startup_and_skips_the_exit_collection(
     assert main() == 0
     assert calls == ["disable", "disable", "freeze"]
     assert "usage" in capsys.readouterr().out.lower()
+
+
+WAITING_INPUT = """
+import asyncio, sys
+from pathlib import Path
+import omp
+from omp import warmup
+
+@omp.hookimpl
+async def omp_input(ctx):
+    if {wait}:
+        await asyncio.sleep(0.3)  # as MCP's startup gate holds a first prompt
+    left = [m.__name__ for m in warmup.PROMPT_MODELS if not m.__pydantic_complete__]
+    left += [m for m in warmup.PROMPT_MODULES if m not in sys.modules]
+    Path({out!r}).write_text(" ".join(left))
+"""
+
+
+def _not_ready_after_input(tmp_path, wait: bool) -> list[str]:
+    from isolation import run_omp
+
+    out = tmp_path / f"left-{wait}"
+    extension = tmp_path / f"input-{wait}.py"
+    extension.write_text(WAITING_INPUT.format(wait=wait, out=str(out)), encoding="utf-8")
+    script = tmp_path / "script.jsonl"
+    script.write_text('{"text": "ok"}\n', encoding="utf-8")
+    proc = run_omp(tmp_path, "-p", "--script", str(script), "-e", str(extension), "hi")
+    assert proc.returncode == 0, proc.stderr
+    return out.read_text().split()
+
+
+def test_a_prompt_held_by_an_input_hook_gets_its_models_built_meanwhile(tmp_path):
+    """While a first prompt waits (an input hook awaiting MCP's gate, say), the models
+    and modules its run needs are made ready, so its own path after the wait is short;
+    a prompt that does not wait is not made to do that work first."""
+    assert _not_ready_after_input(tmp_path, wait=True) == []
+    left = _not_ready_after_input(tmp_path, wait=False)
+    assert "UserMessage" in left and "AssistantMessage" in left

@@ -46,6 +46,7 @@ from omp.session_stop import StopHook
 from omp.system_prompt import join_system_prompt
 from omp.tools import ToolRegistry
 from omp.user_shell import run_user_command
+from omp.warmup import IdleBuild
 
 Subscriber = Callable[[Event], Any]
 
@@ -269,9 +270,13 @@ class AgentSession:
         user command or a slash command."""
         await self.start()
         self.abort_message = None
-        outcome = await self.call_hook(
-            "omp_input", InputEvent(text=text, images=images, source=source)
-        )
+        idle = IdleBuild()
+        try:
+            outcome = await self.call_hook(
+                "omp_input", InputEvent(text=text, images=images, source=source)
+            )
+        finally:
+            idle.stop()
         if outcome.handled:
             return
         text, images = outcome.event.text, outcome.event.images
