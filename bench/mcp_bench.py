@@ -93,7 +93,7 @@ import omp
 
 marks = {}
 
-@omp.hookimpl
+@omp.hookimpl(tryfirst=True)  # before any plugin's start-up work, the MCP plugin's too
 def omp_session_start(event):
     marks.setdefault("start", time.monotonic())
 

@@ -112,6 +112,36 @@ def test_a_slow_server_does_not_hold_the_first_prompt_and_joins_when_ready(omp_h
     assert "mcp__slow__shout" in second
 
 
+def test_the_gate_runs_from_the_sessions_start_beside_other_plugins_start_up(
+    omp_harness,
+) -> None:
+    """Another plugin's slow session start is not added to the gate: the first request
+    goes out when the gate (counted from the session's start) is over."""
+    configure(
+        omp_harness.agent_dir, {"slow": stdio_server("--slow", "5")}, mcp={"startupGateMs": 600}
+    )
+    marks: dict[str, float] = {}
+
+    class SlowStart:
+        import omp
+
+        @omp.hookimpl
+        async def omp_session_start(self, event):
+            import asyncio
+
+            marks["start"] = time.monotonic()
+            await asyncio.sleep(0.6)
+
+        @omp.hookimpl
+        def omp_context(self, event):
+            marks.setdefault("first", time.monotonic())
+
+    session = omp_harness.session([SlowStart()], script=[{"text": "k"}])
+    omp_harness.run(session, "go")
+    waited = marks["first"] - marks["start"]
+    assert waited < 0.95, f"the first request waited {waited:.2f} s (gate 0.6 s, start-up 0.6 s)"
+
+
 def test_a_server_that_never_starts_is_reported_once_and_the_run_goes_on(omp_harness) -> None:
     configure(
         omp_harness.agent_dir,

@@ -40,7 +40,9 @@ class McpManager:
         self.tools: dict[str, McpTool] = {}
         self._watchers: set[asyncio.Task[Any]] = set()
         self._clashes: set[tuple[str, str]] = set()
-        self._gate: asyncio.Future[None] | None = None
+        self._gate: asyncio.Event | None = None
+        self._gate_timer: asyncio.TimerHandle | None = None
+        self._waits: dict[asyncio.Future[bool], Connection] = {}
         self.loop = asyncio.get_running_loop()
 
     def configs(self) -> tuple[list[ServerConfig], list[str]]:
@@ -53,12 +55,13 @@ class McpManager:
         given = {s.name for s in self.session_servers}
         return [*self.session_servers, *(s for s in configured if s.name not in given)], warnings
 
-    def start(self) -> None:
+    def start(self, began: float | None = None) -> None:
         """Start every enabled server and the startup gate: servers that answer within
-        ``mcp.startupGateMs`` of this call join before the first prompt (``settled``),
-        the rest join in the background. The session's own start-up work goes on
-        meanwhile, so the gate overlaps it instead of adding to it."""
-        gate_ends = self.loop.time() + self.gate
+        ``mcp.startupGateMs`` of ``began`` (the event loop's time the session started;
+        default now) join before the first prompt (``settled``), the rest join in the
+        background. The session's own start-up work goes on meanwhile, so the gate
+        overlaps it instead of adding to it."""
+        gate_ends = (self.loop.time() if began is None else began) + self.gate
         servers, warnings = self.configs()
         for warning in warnings:
             self.ctx.ui.notify(f"mcp: {warning}", "warning")
@@ -75,22 +78,38 @@ class McpManager:
             self.connections[config.name] = connection
             connection.start()
         if self.connections:
-            self._gate = asyncio.ensure_future(self._pass_gate(gate_ends))
+            self._gate = asyncio.Event()
+            for connection in self.connections.values():
+                ready = asyncio.ensure_future(connection.wait_ready())
+                ready.add_done_callback(self._joined_in_time)
+                self._waits[ready] = connection
+            self._gate_timer = self.loop.call_at(gate_ends, self._close_gate)
 
     async def settled(self) -> None:
         """Return once the startup gate is over: every server either joined or left to
         join in the background. What a prompt waits for before it is read."""
         if self._gate is not None:
-            await asyncio.shield(self._gate)
+            await self._gate.wait()
 
-    async def _pass_gate(self, gate_ends: float) -> None:
-        waits = {asyncio.ensure_future(c.wait_ready()): c for c in self.connections.values()}
-        done, pending = await asyncio.wait(waits, timeout=max(0.0, gate_ends - self.loop.time()))
-        for future in done:
-            self._joined(waits[future])
-        for future in pending:
-            self._watch(future, waits[future])
+    def _joined_in_time(self, _ready: asyncio.Future[bool]) -> None:
+        if all(ready.done() for ready in self._waits):
+            self._close_gate()
+
+    def _close_gate(self) -> None:
+        """The gate's end, run straight from the loop (its timer, or the last server
+        answering): the prompt waiting on it resumes on the loop's next turn, not after
+        a chain of tasks, which matters while the SDK's import holds the interpreter."""
+        if self._gate is None or self._gate.is_set():
+            return
+        if self._gate_timer is not None:
+            self._gate_timer.cancel()
+        for ready, connection in self._waits.items():
+            if ready.done():
+                self._joined(connection)
+            else:
+                self._watch(ready, connection)
         self.deferred.apply()
+        self._gate.set()
 
     def _auth_factory(self, config: ServerConfig) -> Any:
         if config.transport == "stdio":
@@ -200,7 +219,11 @@ class McpManager:
 
     async def close(self) -> None:
         if self._gate is not None:
-            self._gate.cancel()
+            self._gate.set()  # ended here: no server joins any more
+        if self._gate_timer is not None:
+            self._gate_timer.cancel()
+        for ready in self._waits:
+            ready.cancel()
         for task in list(self._watchers):
             task.cancel()
         await asyncio.gather(*(c.close() for c in self.connections.values()))

@@ -28,8 +28,13 @@ def omp_register_subcommands(api: Any) -> list[Subcommand]:
     ]
 
 
-@omp.hookimpl
+@omp.hookimpl(tryfirst=True)
 async def omp_session_start(event: Any, ctx: Any, api: Any) -> None:
+    """First of the session's start-up work, so the servers' startup gate runs from the
+    session's start (this plugin's own imports included) and overlaps the rest of it."""
+    import asyncio
+
+    began = asyncio.get_running_loop().time()
     from omp_mcp.manager import McpManager
     from omp_mcp.resources import read_resource
     from omp_mcp.session_servers import take_session_servers
@@ -40,7 +45,7 @@ async def omp_session_start(event: Any, ctx: Any, api: Any) -> None:
     manager = McpManager(ctx, api, given)
     ctx.state[STATE_KEY] = manager
     ctx.state.setdefault(READ_SCHEMES, {})["mcp"] = lambda uri: read_resource(manager, uri)
-    manager.start()
+    manager.start(began)
 
 
 @omp.hookimpl

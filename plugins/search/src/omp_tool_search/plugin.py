@@ -15,6 +15,8 @@ from typing import Any
 
 import omp
 
+TREE_SETTING = "includeWorkspaceTree"
+
 
 @omp.hookimpl
 def omp_register_tools(api: Any) -> list[Any]:
@@ -58,10 +60,10 @@ async def omp_search(event: Any, ctx: Any) -> dict[str, Any] | None:
 @omp.hookimpl
 async def omp_before_agent_start(event: Any, ctx: Any) -> dict[str, Any] | None:
     settings = getattr(ctx, "settings", None)
+    if settings is None or not settings.get(TREE_SETTING):
+        return None
     from omp_tool_search import prompt_tree
 
-    if settings is None or not settings.get(prompt_tree.SETTING):
-        return None
     tree = await prompt_tree.section(ctx)
     if tree is None:
         return None

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-SETTING = "includeWorkspaceTree"
 DEPTH, LIMIT = 3, 200
 _STATE = "omp-tool-search.workspace-tree"
 _DATE_LINE = "Current date:"
