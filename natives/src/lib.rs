@@ -2,6 +2,7 @@
 //! releases the GIL while it works; the long ones take a `CancelToken` checked between
 //! files. The plugin module (`omp_natives.plugin`) decides what to ask and when.
 
+pub mod background;
 pub mod find;
 pub mod fuzzy;
 pub mod grep;
@@ -16,10 +17,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+use crate::background::Outcome;
 use crate::grep::{Mode, Query};
 
 /// When the first matches are handed to `on_batch`: a search over before then sends
@@ -136,18 +138,15 @@ fn py_grep<'py>(
 }
 
 /// `grep` on a thread of its own (one of the module's, kept between searches: see
-/// `pool`): returns at once and calls `on_done(answer, None)`, or
-/// `on_done(None, exception)`, from that thread when the search is over (an asyncio
-/// caller hands both to its loop with `call_soon_threadsafe`, with no worker thread of
-/// its own to wake). A bad regex raises ValueError here, before anything starts.
+/// `pool`): returns a `GrepSearch` at once. A bad regex raises ValueError here, before
+/// anything starts. The searching thread takes the GIL only for `on_batch`.
 #[pyfunction]
-#[pyo3(signature = (target, pattern, on_done, mode="content", limit=100, context=0, glob=None,
-    glob_path=false, extensions=None, cancel=None, on_batch=None, line_type=None))]
+#[pyo3(signature = (target, pattern, mode="content", limit=100, context=0, glob=None,
+    glob_path=false, extensions=None, cancel=None, on_batch=None))]
 #[allow(clippy::too_many_arguments)]
 fn grep_start(
     target: PathBuf,
     pattern: &str,
-    on_done: Py<PyAny>,
     mode: &str,
     limit: usize,
     context: usize,
@@ -156,25 +155,65 @@ fn grep_start(
     extensions: Option<Vec<String>>,
     cancel: Option<&CancelToken>,
     on_batch: Option<Py<PyAny>>,
-    line_type: Option<Py<PyAny>>,
-) -> PyResult<()> {
+) -> PyResult<GrepSearch> {
     let query = grep_query(pattern, mode, limit, context, glob, glob_path, extensions)?;
     let flag = token_flag(cancel);
+    let outcome = Arc::new(
+        Outcome::new().map_err(|e| PyValueError::new_err(format!("cannot start a search: {e}")))?,
+    );
+    let search = GrepSearch {
+        outcome: outcome.clone(),
+        mode: query.mode,
+    };
     pool::submit(Box::new(move || {
-        let (dir, answer) = run_grep(&query, &target, &flag, on_batch);
-        // Python may be finalizing (the caller gone): then nobody waits for this.
-        Python::try_attach(|py| {
-            let make = line_type.map(|t| t.into_bound(py));
-            let called = match answer_dict(py, &dir, query.mode, answer, make.as_ref()) {
-                Ok(dict) => on_done.call1(py, (dict, py.None())),
-                Err(err) => on_done.call1(py, (py.None(), err.into_value(py))),
-            };
-            if let Err(err) = called {
-                err.write_unraisable(py, None);
-            }
-        });
+        outcome.finish(run_grep(&query, &target, &flag, on_batch));
     }))
-    .map_err(|e| PyValueError::new_err(format!("cannot start a search thread: {e}")))
+    .map_err(|e| PyValueError::new_err(format!("cannot start a search thread: {e}")))?;
+    Ok(search)
+}
+
+/// A grep `grep_start` runs: `fileno()` becomes readable when it is over (an event
+/// loop watches it with `add_reader`; -1 where there is none: call `wait`), and
+/// `result()` then gives its answer, as `grep` does, once.
+#[pyclass(frozen)]
+struct GrepSearch {
+    outcome: Arc<Outcome<(PathBuf, grep::Answer)>>,
+    mode: Mode,
+}
+
+#[pymethods]
+impl GrepSearch {
+    fn fileno(&self) -> i32 {
+        self.outcome.fileno()
+    }
+
+    #[getter]
+    fn done(&self) -> bool {
+        self.outcome.is_over()
+    }
+
+    /// Block (without the GIL) until the search is over, at most `timeout` seconds;
+    /// whether it is.
+    #[pyo3(signature = (timeout=None))]
+    fn wait(&self, py: Python<'_>, timeout: Option<f64>) -> bool {
+        let limit = timeout.map(|s| Duration::from_secs_f64(s.max(0.0)));
+        py.detach(|| self.outcome.wait(limit))
+    }
+
+    /// The answer (each line made by `line_type(path, line, text, match)`, default a
+    /// dict). RuntimeError while the search runs, or when the answer was taken.
+    #[pyo3(signature = (line_type=None))]
+    fn result<'py>(
+        &self,
+        py: Python<'py>,
+        line_type: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        match self.outcome.take() {
+            Ok(Some((dir, answer))) => answer_dict(py, &dir, self.mode, answer, line_type.as_ref()),
+            Ok(None) => Err(PyRuntimeError::new_err("the search is still running")),
+            Err(why) => Err(PyRuntimeError::new_err(why)),
+        }
+    }
 }
 
 /// Gathers hits and hands them to Python: what was found by `FIRST_BATCH_AFTER`, then
@@ -378,6 +417,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<CancelToken>()?;
     m.add_class::<FuzzyIndex>()?;
+    m.add_class::<GrepSearch>()?;
     m.add_function(wrap_pyfunction!(py_grep, m)?)?;
     m.add_function(wrap_pyfunction!(grep_start, m)?)?;
     m.add_function(wrap_pyfunction!(py_find, m)?)?;

@@ -128,20 +128,33 @@ def test_matches_reach_python_in_batches_before_the_search_ends(tmp_path: Path) 
             assert streamed == expected[: len(streamed)]
 
 
-def test_a_background_grep_calls_back_when_done(tmp_path: Path) -> None:
+def test_a_background_grep_wakes_its_socket_and_answers_once(tmp_path: Path) -> None:
+    """grep_start returns at once; its socket becomes readable when the search is over
+    (what an event loop watches), and the answer is built by whoever takes it, once."""
+    import select
+
     small_tree(tmp_path, files=50)
-    done = threading.Event()
-    outcome = []
-
-    def on_done(answer, error) -> None:
-        outcome.append((answer, error))
-        done.set()
-
-    native.grep_start(str(tmp_path), "(?m)needle = 7$", on_done, "files", 100)
-    assert done.wait(5)
-    assert outcome[0][1] is None and outcome[0][0]["files"] == ["d7/f7.py"]
+    search = native.grep_start(str(tmp_path), "(?m)needle = 7$", "files", 100)
+    readable, _, _ = select.select([search.fileno()], [], [], 5)
+    assert readable == [search.fileno()]
+    assert search.done and search.wait(0)
+    assert search.result()["files"] == ["d7/f7.py"]
+    with pytest.raises(RuntimeError, match="already taken"):
+        search.result()
     with pytest.raises(ValueError):
-        native.grep_start(str(tmp_path), "(", on_done)
+        native.grep_start(str(tmp_path), "(")
+
+
+def test_a_background_grep_is_refused_an_answer_before_it_is_over(tmp_path: Path) -> None:
+    small_tree(tmp_path, files=3000)
+    token = native.CancelToken()
+    search = native.grep_start(str(tmp_path), "needle", "content", 10**9, cancel=token)
+    if not search.done:
+        with pytest.raises(RuntimeError, match="still running"):
+            search.result()
+    token.cancel()
+    assert search.wait(5)
+    assert search.result()["files_searched"] <= 3000
 
 
 def test_the_gil_is_released_while_searching(tmp_path: Path) -> None:

@@ -57,30 +57,33 @@ async def omp_search(event: Any, ctx: Any) -> dict[str, Any] | None:
 
 
 async def _in_background(request: Any, token: Any, on_partial: Any) -> dict[str, Any] | None:
-    """The grep on the engine's own thread, which wakes the loop once at the end (no
-    worker thread of asyncio's to hand the call to and back)."""
+    """The grep on the engine's own thread, which wakes the loop through the search's
+    socket without taking the GIL; the answer is then built here (no worker thread of
+    asyncio's to hand the call to and back)."""
     import asyncio
 
-    loop = asyncio.get_running_loop()
-    done = loop.create_future()
-
-    def settle(answer: Any, error: BaseException | None) -> None:
-        if done.done():
-            return
-        if error is not None:
-            done.set_exception(error)
-        else:
-            done.set_result(answer)
-
-    def on_done(answer: Any, error: BaseException | None) -> None:
-        try:
-            loop.call_soon_threadsafe(settle, answer, error)
-        except RuntimeError:
-            pass  # the loop is closed: nobody waits any more
-
-    if not request.start(token, on_partial, on_done):
+    search = request.start(token, on_partial)
+    if search is None:
         return None
-    return request.accept(await done)
+    loop = asyncio.get_running_loop()
+    fd = search.fileno()
+    over = loop.create_future()
+
+    def readable() -> None:
+        loop.remove_reader(fd)
+        if not over.done():
+            over.set_result(None)
+
+    try:
+        loop.add_reader(fd, readable)
+    except (NotImplementedError, ValueError):  # no socket, or a loop that cannot watch one
+        await asyncio.to_thread(search.wait)
+    else:
+        try:
+            await over
+        finally:
+            loop.remove_reader(fd)
+    return request.finish(search)
 
 
 @omp.hookimpl

@@ -144,22 +144,20 @@ class GrepRequest:
             return None  # a regex the Rust engine refuses: Python's engine runs it
         return self.accept(answer)
 
-    def start(self, token: Any, on_batch: Any, on_done: Callable[[Any, Any], Any]) -> bool:
-        """Start it in the background: ``on_done(answer, error)`` from the engine's thread
-        at the end, ``on_batch`` with partial results on the way; False if declined."""
+    def start(self, token: Any, on_batch: Any) -> Any | None:
+        """Start it on a thread of the engine's own: the ``GrepSearch`` (``fileno``
+        readable once over, then ``finish``), or None if declined. ``on_batch`` gets
+        partial results on the way, from that thread."""
         try:
-            load().grep_start(
-                self.target,
-                self.regex,
-                on_done,
-                cancel=token,
-                on_batch=on_batch,
-                line_type=GrepLine,
-                **self.options,
+            return load().grep_start(
+                self.target, self.regex, cancel=token, on_batch=on_batch, **self.options
             )
         except ValueError:
-            return False
-        return True
+            return None
+
+    def finish(self, search: Any) -> dict[str, Any] | None:
+        """The answer of a search ``start`` began, once it is over."""
+        return self.accept(search.result(GrepLine))
 
     def accept(self, answer: dict[str, Any]) -> dict[str, Any] | None:
         if not self.folder and (answer["skipped_binary"] or answer["skipped_large"]):
