@@ -418,6 +418,52 @@ def test_abort_returns_an_error_result(tree: Path) -> None:
     assert result.is_error and text(result) == "find aborted."
 
 
+def test_an_abort_from_another_thread_ends_the_search_and_a_cancel_stays_a_cancel(
+    tree: Path,
+) -> None:
+    """The run may be aborted from any thread (a signal handler's, an embedder's): the
+    search is stopped and the tool answers "aborted". Cancelling the tool call itself
+    (its run torn down) is not an abort: the cancellation goes on up."""
+    started = threading.Event()
+    cancelled: list[bool] = []
+
+    async def endless_search(kind, **params):
+        started.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+
+    ctx = SimpleNamespace(cwd=str(tree), search=endless_search)
+
+    async def aborted_elsewhere() -> ToolResult:
+        signal = AbortSignal()
+        task = asyncio.ensure_future(
+            GrepTool().execute("c", GrepParams(pattern="x"), signal, None, ctx)
+        )
+        await asyncio.to_thread(started.wait, 5)
+        threading.Thread(target=signal.abort).start()
+        return await asyncio.wait_for(task, 5)
+
+    result = asyncio.run(aborted_elsewhere())
+    assert result.is_error and text(result) == "grep aborted."
+    assert cancelled == [True]
+
+    async def cancelled_call() -> None:
+        started.clear()
+        task = asyncio.ensure_future(
+            GrepTool().execute("c", GrepParams(pattern="x"), AbortSignal(), None, ctx)
+        )
+        await asyncio.to_thread(started.wait, 5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancelled_call())
+    assert cancelled == [True, True]
+
+
 def call(name: str, **arguments) -> dict:
     return {"tool_calls": [{"name": name, "arguments": arguments}]}
 

@@ -45,24 +45,36 @@ async def run_search(
         work = asyncio.to_thread(
             backend.search, kind, params, tool_cwd(ctx), stop, timeout, on_partial
         )
+    if signal is None:
+        try:
+            return await work
+        except asyncio.CancelledError:
+            stop.set()
+            raise
+    if signal.aborted:
+        work.close()
+        raise _Aborted
+    loop = asyncio.get_running_loop()
     task = asyncio.ensure_future(work)
-    waiter = asyncio.ensure_future(signal.wait()) if signal is not None else None
-    try:
-        await asyncio.wait({task, waiter} - {None}, return_when=asyncio.FIRST_COMPLETED)
-    except asyncio.CancelledError:  # the loop cancels a tool whose run was aborted
+    aborted = threading.Event()
+
+    def on_abort() -> None:  # from whichever thread aborted the run
+        aborted.set()
         stop.set()
-        task.cancel()
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the call is long over
+            loop.call_soon_threadsafe(task.cancel)  # reaches the backend hook: its walk stops
+
+    signal.add_listener(on_abort)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        stop.set()
+        current = asyncio.current_task()
+        if aborted.is_set() and current is not None and not current.cancelling():
+            raise _Aborted from None
         raise
     finally:
-        if waiter is not None:
-            waiter.cancel()
-    if not task.done():
-        stop.set()
-        task.cancel()  # reaches the backend hook, which stops its walk
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-        raise _Aborted
-    return task.result()
+        signal.remove_listener(on_abort)
 
 
 def shown_root(root: str, cwd: str) -> str:
