@@ -110,8 +110,9 @@ def main() -> None:
     parser.add_argument("port", nargs="?", type=int, default=0)
     parser.add_argument("--tools", type=int, default=0)
     parser.add_argument("--slow", type=float, default=0.0)
+    parser.add_argument("--slow-if", default="", help="only when this file exists")
     args = parser.parse_args()
-    if args.slow:
+    if args.slow and (not args.slow_if or os.path.exists(args.slow_if)):
         time.sleep(args.slow)
     server = build(args.tools)
     if args.transport == "http":

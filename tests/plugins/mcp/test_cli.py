@@ -48,6 +48,9 @@ def test_test_lists_tools_with_their_token_cost(tmp_path: Path) -> None:
     assert "mcp__demo__shout" in proc.stdout and "tokens" in proc.stdout
     assert "mcp://demo/demo://readme" in proc.stdout
     assert "/mcp__demo__review" in proc.stdout
+    # and keeps what it listed, for the next session to offer before the server is up
+    (kept,) = (tmp_path / "agent" / "cache" / "mcp-tools").glob("demo-*.json")
+    assert '"shout"' in kept.read_text()
 
 
 def test_test_reports_a_server_that_never_starts_with_its_stderr(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ from omp_mcp.config import ServerConfig, load_servers
 from omp_mcp.connection import Connection
 from omp_mcp.deferral import SEARCH_TOOL, DeferredTools
 from omp_mcp.oauth import stored_provider
+from omp_mcp.tool_cache import CachedTool, ToolCache
 from omp_mcp.tools import McpTool
 
 STATE_KEY = "omp-mcp"
@@ -43,6 +44,9 @@ class McpManager:
         self._gate: asyncio.Event | None = None
         self._gate_timer: asyncio.TimerHandle | None = None
         self._waits: dict[asyncio.Future[bool], Connection] = {}
+        self.tool_cache = ToolCache(Path(api.agent_dir))
+        self._cached: dict[str, list[CachedTool]] = {}
+        """Each server's tools as it last listed them, offered if it misses the gate."""
         self.loop = asyncio.get_running_loop()
 
     def configs(self) -> tuple[list[ServerConfig], list[str]]:
@@ -78,6 +82,10 @@ class McpManager:
             self.connections[config.name] = connection
             connection.start()
         if self.connections:
+            for name, connection in self.connections.items():
+                cached = self.tool_cache.get(connection.config)
+                if cached:
+                    self._cached[name] = cached
             self._gate = asyncio.Event()
             for connection in self.connections.values():
                 ready = asyncio.ensure_future(connection.wait_ready())
@@ -106,8 +114,11 @@ class McpManager:
         for ready, connection in self._waits.items():
             if ready.done():
                 self._joined(connection)
-            else:
-                self._watch(ready, connection)
+                continue
+            self._watch(ready, connection)
+            cached = self._cached.get(connection.name)
+            if cached:  # offered now; a call waits for the server, which replaces them
+                self._sync_tools(connection, cached)
         self.deferred.apply()
         self._gate.set()
 
@@ -129,6 +140,7 @@ class McpManager:
 
     def _joined(self, connection: Connection) -> None:
         if connection.state == "ready":
+            self.tool_cache.put(connection.config, connection.tools)
             self._sync_tools(connection)
             self._register_prompts(connection)
         elif connection.error:
@@ -141,13 +153,15 @@ class McpManager:
         connection.crash_reported = True
         self.ctx.ui.notify(f"mcp: server {connection.name} failed: {connection.error}", "warning")
 
-    def _sync_tools(self, connection: Connection) -> None:
+    def _sync_tools(self, connection: Connection, listed: list[Any] | None = None) -> None:
+        """Register ``listed`` (default: what the server listed) as the server's tools,
+        replacing the ones it had."""
         wanted: dict[str, McpTool] = {}
         others = {
             n: t.connection.name for n, t in self.tools.items() if t.connection is not connection
         }
         clashes: dict[str, str] = {}
-        for remote in connection.tools:
+        for remote in connection.tools if listed is None else listed:
             tool = McpTool(connection, remote, max_bytes=self.max_bytes, on_call=self._report)
             holder = others.get(tool.name) or (connection.name if tool.name in wanted else None)
             if holder is None:
@@ -209,6 +223,7 @@ class McpManager:
                     f"mcp: could not list {connection.name} again: {error}", "warning"
                 )
             if "tools" in method:
+                self.tool_cache.put(connection.config, connection.tools)
                 self._sync_tools(connection)
                 self.deferred.apply()
             if "prompts" in method:

@@ -1,5 +1,7 @@
 """``omp mcp test NAME``: connect to one server, list what it offers and what its
-tools cost in tokens on every request, or say why it failed (with its stderr tail)."""
+tools cost in tokens on every request, or say why it failed (with its stderr tail).
+The tools it lists are kept (``tool_cache``), so the next session offers them even
+if the server is slow to start."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ async def _probe(config: ServerConfig, settings: Any, agent_dir: Path) -> int:
 
     from omp_mcp.connection import Connection
     from omp_mcp.oauth import stored_provider
+    from omp_mcp.tool_cache import ToolCache
     from omp_mcp.tools import sanitize_input_schema, tool_name
 
     timeout = settings.get("mcp.timeoutMs", 60000) / 1000
@@ -32,6 +35,7 @@ async def _probe(config: ServerConfig, settings: Any, agent_dir: Path) -> int:
             error = connection.error or f"no answer within {timeout:g} s"
             print(f"omp: MCP server {config.name} failed: {error}")
             return 1
+        ToolCache(agent_dir).put(config, connection.tools)
         total = 0
         print(f"{config.name}: connected ({config.transport}: {config.describe()})")
         print(f"tools ({len(connection.tools)}):")
