@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::sync::{mpsc, Condvar, Mutex};
+use std::time::Duration;
 
 use crate::grep::{
     line_text, read_file, search_file, utf8, wanted, Answer, Line, Mode, Outcome, Query,
@@ -28,6 +29,42 @@ pub struct Hit {
 /// listener keep time between hits); `None` when nobody listens (nothing is copied).
 pub type OnHit<'a> = Option<&'a (dyn Fn(Option<Hit>) + Sync)>;
 
+/// How far (in files) the walk may run ahead of the answer: little at first, since most
+/// limited searches end within a few dozen files and every file walked or searched past
+/// the end is time taken from the ones that count; more as the answer grows, up to
+/// `MAX_AHEAD`, so a long search keeps every thread busy.
+fn ahead(assembled: usize) -> usize {
+    (16 + 2 * assembled).min(MAX_AHEAD)
+}
+
+const MAX_AHEAD: usize = 256;
+
+/// The files the answer has taken so far, for the walker to keep within `ahead` of.
+#[derive(Default)]
+struct Progress {
+    assembled: Mutex<usize>,
+    moved: Condvar,
+}
+
+impl Progress {
+    fn wait_for_room(&self, index: usize, stopped: &dyn Fn() -> bool) {
+        let mut done = self.assembled.lock().unwrap();
+        while index >= *done + ahead(*done) && !stopped() {
+            // A timeout too, so a cancel (set by no one who notifies) is seen.
+            done = self
+                .moved
+                .wait_timeout(done, Duration::from_millis(10))
+                .unwrap()
+                .0;
+        }
+    }
+
+    fn advance(&self, assembled: usize) {
+        *self.assembled.lock().unwrap() = assembled;
+        self.moved.notify_one();
+    }
+}
+
 /// Searches the wanted files under `root`: one thread walks in the pure-Python walker's
 /// order, several search, and this thread takes their outcomes in walk order, so the
 /// answer stops exactly where a sequential search would and the rest is never read.
@@ -35,7 +72,8 @@ pub type OnHit<'a> = Option<&'a (dyn Fn(Option<Hit>) + Sync)>;
 pub fn search_tree(query: &Query, root: &Path, cancel: &AtomicBool, on_hit: OnHit) -> Answer {
     let stop = AtomicBool::new(false);
     let stopped = || stop.load(Ordering::Relaxed) || cancel.load(Ordering::Relaxed);
-    let (jobs, job_queue) = mpsc::sync_channel::<(usize, PathBuf, PathBuf)>(256);
+    let progress = Progress::default();
+    let (jobs, job_queue) = mpsc::sync_channel::<(usize, PathBuf, PathBuf)>(MAX_AHEAD);
     let job_queue = Mutex::new(job_queue);
     let (results, outcomes) = mpsc::channel::<(usize, PathBuf, Outcome)>();
     let mut assembler = Assembler::new(query, root);
@@ -50,6 +88,7 @@ pub fn search_tree(query: &Query, root: &Path, cancel: &AtomicBool, on_hit: OnHi
                 if entry.kind != Kind::File || !wanted(query, &rel, &entry.name()) {
                     return true;
                 }
+                progress.wait_for_room(index, &stopped);
                 index += 1;
                 jobs.send((index - 1, entry.rel, path.to_path_buf()))
                     .is_ok()
@@ -76,6 +115,7 @@ pub fn search_tree(query: &Query, root: &Path, cancel: &AtomicBool, on_hit: OnHi
         let mut next = 0;
         for (index, rel, outcome) in outcomes.iter() {
             waiting.insert(index, (rel, outcome));
+            let had = next;
             while let Some((rel, outcome)) = waiting.remove(&next) {
                 next += 1;
                 if assembler.done {
@@ -88,6 +128,9 @@ pub fn search_tree(query: &Query, root: &Path, cancel: &AtomicBool, on_hit: OnHi
                 if let Some(on_hit) = on_hit {
                     on_hit(assembler.added_since(before));
                 }
+            }
+            if next != had {
+                progress.advance(next);
             }
         }
     });
@@ -296,6 +339,27 @@ mod tests {
     use super::*;
     use crate::grep::line_matcher;
     use std::fs;
+
+    #[test]
+    fn the_walk_stays_within_reach_of_the_answer() {
+        let progress = Progress::default();
+        let never = || false;
+        let reached = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                progress.wait_for_room(ahead(0), &never); // one past what it may run ahead
+                reached.store(true, Ordering::SeqCst);
+            });
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(
+                !reached.load(Ordering::SeqCst),
+                "the walker ran too far ahead"
+            );
+            progress.advance(1);
+        });
+        assert!(reached.load(Ordering::SeqCst));
+        assert_eq!(ahead(10_000), MAX_AHEAD);
+    }
 
     fn query(limit: usize, mode: Mode) -> Query {
         Query {
