@@ -62,21 +62,26 @@ class IdleBuild:
             self._handle = asyncio.get_running_loop().call_soon(self._step)
 
     def _step(self) -> None:
-        while self._left and not self._did(self._left.pop(0)):
-            pass
+        while self._left:
+            if self._did(self._left.pop(0)):
+                break
         self._handle = asyncio.get_running_loop().call_soon(self._step) if self._left else None
 
     @staticmethod
     def _did(item: type[BaseModel] | str) -> bool:
-        """Build or import ``item``; False if that was done meanwhile."""
-        if isinstance(item, str):
-            if item in sys.modules:
+        """Build or import ``item``; False if that was done meanwhile. One that fails
+        here is left to its first use, which reports the failure where it matters."""
+        try:
+            if isinstance(item, str):
+                if item in sys.modules:
+                    return False
+                importlib.import_module(item)
+            elif item.__pydantic_complete__:
                 return False
-            importlib.import_module(item)
-        elif item.__pydantic_complete__:
-            return False
-        else:
-            item.model_rebuild()
+            else:
+                item.model_rebuild()
+        except Exception:
+            return True
         return True
 
     def stop(self) -> None:
