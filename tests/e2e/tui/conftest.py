@@ -96,6 +96,11 @@ class Terminal:
     def type(self, text: str) -> None:
         self.tmux("send-keys", "-t", "omp", "-l", text)
 
+    def submit(self, text: str) -> None:
+        """Type ``text`` into the editor and press Enter."""
+        self.type(text)
+        self.send("Enter")
+
     def resize(self, width: int, height: int) -> None:
         self.tmux("resize-window", "-t", "omp", "-x", str(width), "-y", str(height))
 

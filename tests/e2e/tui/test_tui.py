@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import textwrap
 
+from tui_script import answer, bash_call
+
 ASK_PLUGIN = textwrap.dedent(
     """
     import omp
@@ -25,17 +27,12 @@ ASK_PLUGIN = textwrap.dedent(
 )
 
 
-def answer(text: str, **more) -> dict:
-    return {"text": text, **more}
-
-
 def test_a_streamed_answer_appears_under_the_prompt(terminal, omp_cli):
     script = omp_cli.script(
         [answer("# Findings\n\nThe **answer** is forty-two.\n\n- first point\n- second point\n")]
     )
     terminal.start("--script", script).ready()
-    terminal.type("What is the answer?")
-    terminal.send("Enter")
+    terminal.submit("What is the answer?")
     screen = terminal.wait_for(
         lambda s: "second point" in s and s.rstrip().endswith("scripted/demo • off")
     )
@@ -47,13 +44,12 @@ def test_a_streamed_answer_appears_under_the_prompt(terminal, omp_cli):
 def test_a_tool_call_and_its_result_render(terminal, omp_cli):
     script = omp_cli.script(
         [
-            {"tool_calls": [{"name": "bash", "arguments": {"command": "echo tool-says-hi"}}]},
+            bash_call("echo tool-says-hi"),
             answer("The command printed its greeting."),
         ]
     )
     terminal.start("--script", script).ready()
-    terminal.type("run it")
-    terminal.send("Enter")
+    terminal.submit("run it")
     screen = terminal.wait_for("The command printed its greeting.")
     assert "bash" in screen and "echo tool-says-hi" in screen
     call_line = screen.index("echo tool-says-hi")
@@ -63,8 +59,7 @@ def test_a_tool_call_and_its_result_render(terminal, omp_cli):
 def test_escape_aborts_a_long_stream(terminal, omp_cli):
     script = omp_cli.script([answer("too late", delay=60)])
     terminal.start("--script", script).ready()
-    terminal.type("take your time")
-    terminal.send("Enter")
+    terminal.submit("take your time")
     terminal.wait_for("esc to interrupt")
     terminal.send("Escape")
     screen = terminal.wait_for("Interrupted", 5)
@@ -80,8 +75,7 @@ def test_a_queued_follow_up_is_shown_then_delivered_after_the_run(terminal, omp_
         ]
     )
     terminal.start("--script", script).ready()
-    terminal.type("start")
-    terminal.send("Enter")
+    terminal.submit("start")
     terminal.wait_for("esc to interrupt")
     terminal.type("and then this")
     terminal.send("M-Enter")
@@ -95,8 +89,7 @@ def test_help_lists_plugin_commands(terminal, omp_cli):
     extension = omp_cli.extension(ASK_PLUGIN, "ask.py")
     script = omp_cli.script([answer("unused")])
     terminal.start("--script", script, "-e", extension).ready()
-    terminal.type("/help")
-    terminal.send("Enter")
+    terminal.submit("/help")
     screen = terminal.wait_for("plugin commands:")
     screen = terminal.wait_for("Deploy after asking")
     assert "/deploy" in screen and "/seqthink" in screen and "/tree" in screen
@@ -107,8 +100,7 @@ def test_a_plugin_confirm_dialog_is_answered_with_a_key(terminal, omp_cli):
     extension = omp_cli.extension(ASK_PLUGIN, "ask.py")
     script = omp_cli.script([answer("unused")])
     terminal.start("--script", script, "-e", extension).ready()
-    terminal.type("/deploy")
-    terminal.send("Enter")
+    terminal.submit("/deploy")
     terminal.wait_for("Deploy now?")
     terminal.wait_for("this cannot be undone")
     terminal.send("y")
@@ -122,8 +114,7 @@ def test_resume_picks_a_session_of_this_directory(terminal, omp_cli):
     assert done.returncode == 0, done.stderr
     script = omp_cli.script([answer("unused")])
     terminal.start("--script", script).ready()
-    terminal.type("/resume")
-    terminal.send("Enter")
+    terminal.submit("/resume")
     terminal.wait_for("Resume a session")
     terminal.wait_for("remember the pelican")
     terminal.send("Enter")
@@ -134,13 +125,12 @@ def test_resume_picks_a_session_of_this_directory(terminal, omp_cli):
 def test_seqthink_blocks_bash_with_the_warning(terminal, omp_cli):
     script = omp_cli.script(
         [
-            {"tool_calls": [{"name": "bash", "arguments": {"command": "ls"}}]},
+            bash_call("ls"),
             answer("I will think first."),
         ]
     )
     terminal.start("--script", script).ready()
-    terminal.type("/seqthink 5")
-    terminal.send("Enter")
+    terminal.submit("/seqthink 5")
     terminal.type("Run ls in terminal.")
     terminal.send("Enter")
     screen = terminal.wait_for("I will think first.")

@@ -8,6 +8,7 @@ import json
 import textwrap
 
 from tui_models import write_two_thinking_models
+from tui_script import answer
 
 DESCRIBED_PLUGIN = textwrap.dedent(
     """
@@ -26,10 +27,6 @@ DESCRIBED_PLUGIN = textwrap.dedent(
 )
 
 
-def answer(text: str, **more) -> dict:
-    return {"text": text, **more}
-
-
 def run_command(terminal, command: str) -> None:
     terminal.type(command)
     terminal.wait_for(f"> {command}", whole=False)
@@ -46,8 +43,7 @@ def test_model_without_a_name_opens_a_picker_and_sets_the_footer(terminal, omp_c
     run_command(terminal, "/model")
     terminal.wait_for("Model")
     terminal.wait_for("Beta model")
-    terminal.type("beta")
-    terminal.send("Enter")
+    terminal.submit("beta")
     terminal.wait_for("model: mine/beta")
     terminal.wait_for(lambda s: "mine/beta" in s.rstrip().splitlines()[-1], whole=False)
 
@@ -57,8 +53,7 @@ def test_thinking_without_a_level_opens_a_picker(terminal, omp_cli):
     terminal.start("--model", "mine/alpha").ready("mine/alpha")
     run_command(terminal, "/thinking")
     terminal.wait_for("Thinking level")
-    terminal.type("high")
-    terminal.send("Enter")
+    terminal.submit("high")
     terminal.wait_for("thinking: high")
     terminal.wait_for(lambda s: s.rstrip().endswith("high"), whole=False)
     run_command(terminal, "/thinking sideways")
@@ -68,8 +63,7 @@ def test_thinking_without_a_level_opens_a_picker(terminal, omp_cli):
 def test_session_shows_file_id_counts_and_cost(terminal, omp_cli):
     usage = {"input": 1200, "output": 340}
     terminal.start("--script", omp_cli.script([answer("counted", usage=usage)])).ready()
-    terminal.type("count this")
-    terminal.send("Enter")
+    terminal.submit("count this")
     terminal.wait_for("counted")
     run_command(terminal, "/session")
     screen = terminal.wait_for("cost:")
@@ -99,13 +93,11 @@ def test_new_starts_an_empty_session(terminal, omp_cli):
         ]
     )
     terminal.start("--script", script).ready()
-    terminal.type("in the first")
-    terminal.send("Enter")
+    terminal.submit("in the first")
     terminal.wait_for("first session answer")
     run_command(terminal, "/new")
     terminal.wait_for("new session")
-    terminal.type("in the second")
-    terminal.send("Enter")
+    terminal.submit("in the second")
     terminal.wait_for("second session answer")
     run_command(terminal, "/session")
     screen = terminal.wait_for("cost:")
@@ -116,15 +108,13 @@ def test_new_starts_an_empty_session(terminal, omp_cli):
 def test_fork_here_continues_in_a_new_session_file(terminal, omp_cli):
     script = omp_cli.script([answer("before the fork"), answer("after the fork")])
     terminal.start("--script", script).ready()
-    terminal.type("one")
-    terminal.send("Enter")
+    terminal.submit("one")
     terminal.wait_for("before the fork")
     run_command(terminal, "/fork")
     terminal.wait_for("Fork from before a prompt")
     terminal.send("Enter")  # the first choice: here, the whole conversation
     terminal.wait_for(lambda s: len(omp_cli.session_files()) == 2)
-    terminal.type("two")
-    terminal.send("Enter")
+    terminal.submit("two")
     terminal.wait_for("after the fork")
     newest = max(omp_cli.session_files(), key=lambda p: p.stat().st_mtime)
     texts = [omp_cli.text_of(m) for m in omp_cli.messages_of(omp_cli.read_session(newest))]
@@ -135,15 +125,13 @@ def test_fork_picks_an_earlier_prompt_and_puts_it_in_the_editor(terminal, omp_cl
     script = omp_cli.script([{"repeat": True, "text": "fine"}])
     terminal.start("--script", script).ready()
     for prompt in ("the walrus question", "the heron question"):
-        terminal.type(prompt)
-        terminal.send("Enter")
+        terminal.submit(prompt)
         terminal.wait_for(lambda s, p=prompt: p in s and "esc to interrupt" not in s)
     run_command(terminal, "/fork")
     screen = terminal.wait_for("Fork from before a prompt")
     picker = screen.split("Fork from before a prompt")[-1]
     assert picker.index("the heron question") < picker.index("the walrus question")
-    terminal.type("heron")
-    terminal.send("Enter")
+    terminal.submit("heron")
     terminal.wait_for("> the heron question", whole=False)
     assert len(omp_cli.session_files()) == 2
     newest = max(omp_cli.session_files(), key=lambda p: p.stat().st_mtime)
@@ -163,8 +151,7 @@ def test_compact_summarises_and_says_so(terminal, omp_cli):
     )
     terminal.start("--script", script).ready()
     for prompt, reply in (("talk", "a long first answer"), ("more", "a long second answer")):
-        terminal.type(prompt)
-        terminal.send("Enter")
+        terminal.submit(prompt)
         terminal.wait_for(reply)
         terminal.wait_for(lambda s: "esc to interrupt" not in s, whole=False)
     run_command(terminal, "/compact")
@@ -189,8 +176,7 @@ def test_reload_reads_plugins_again_and_stays_in_the_session(terminal, omp_cli):
     extension = omp_cli.extension(DESCRIBED_PLUGIN.replace("DESCRIPTION", "old words"), "d.py")
     script = omp_cli.script([answer("kept across the reload")])
     terminal.start("--script", script, "-e", extension).ready()
-    terminal.type("remember")
-    terminal.send("Enter")
+    terminal.submit("remember")
     terminal.wait_for("kept across the reload")
     extension.write_text(DESCRIBED_PLUGIN.replace("DESCRIPTION", "new words"))
     run_command(terminal, "/reload")

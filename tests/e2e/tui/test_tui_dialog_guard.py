@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import time
 
+from tui_script import bash_call
+
 GUARD_MS = 1500
 """Longer than the default, so a loaded machine still types inside the window."""
 
@@ -21,21 +23,19 @@ def approval_session(terminal, omp_cli, guard_ms: int | None = GUARD_MS):
         settings.write_text(json.dumps(data))
     script = omp_cli.script(
         [
-            {"tool_calls": [{"name": "bash", "arguments": {"command": "echo ran-$((40+2))"}}]},
+            bash_call("echo ran-$((40+2))"),
             {"repeat": True, "text": "finished"},
         ]
     )
     terminal.start("--script", script).ready()
-    terminal.type("clean up")
-    terminal.send("Enter")
+    terminal.submit("clean up")
 
 
 def test_typing_into_a_fresh_approval_dialog_does_not_answer_it(terminal, omp_cli):
     approval_session(terminal, omp_cli)
     terminal.wait_for("Allow bash?")
     opened = time.monotonic()
-    terminal.type("yes I mean it")
-    terminal.send("Enter")
+    terminal.submit("yes I mean it")
     assert time.monotonic() - opened < GUARD_MS / 1000, "typed too late to test the guard"
     time.sleep(0.3)
     screen = terminal.screen()

@@ -7,6 +7,8 @@ import re
 import textwrap
 import time
 
+from tui_script import answer, bash_call
+
 ASKING_PLUGIN = textwrap.dedent(
     """
     import omp
@@ -37,10 +39,6 @@ ASKING_PLUGIN = textwrap.dedent(
 ESCAPE = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def answer(text: str, **more) -> dict:
-    return {"text": text, **more}
-
-
 def start_asking(terminal, omp_cli, **options):
     extension = omp_cli.extension(ASKING_PLUGIN, "asking.py")
     terminal.start("--script", omp_cli.script([answer("unused")]), "-e", extension, **options)
@@ -49,8 +47,7 @@ def start_asking(terminal, omp_cli, **options):
 
 def test_a_select_dialog_filters_moves_and_answers(terminal, omp_cli):
     start_asking(terminal, omp_cli)
-    terminal.type("/ask select")
-    terminal.send("Enter")
+    terminal.submit("/ask select")
     screen = terminal.wait_for("Pick a fruit")
     assert "crisp and red" in screen and "cherry" in screen
     terminal.send("Down")
@@ -63,8 +60,7 @@ def test_a_select_dialog_filters_moves_and_answers(terminal, omp_cli):
 
 def test_escape_cancels_a_select_dialog(terminal, omp_cli):
     start_asking(terminal, omp_cli)
-    terminal.type("/ask select")
-    terminal.send("Enter")
+    terminal.submit("/ask select")
     terminal.wait_for("Pick a fruit")
     terminal.send("Escape")
     terminal.wait_for("select answer: None")
@@ -73,18 +69,15 @@ def test_escape_cancels_a_select_dialog(terminal, omp_cli):
 
 def test_an_input_dialog_returns_what_was_typed(terminal, omp_cli):
     start_asking(terminal, omp_cli)
-    terminal.type("/ask input")
-    terminal.send("Enter")
+    terminal.submit("/ask input")
     terminal.wait_for("Your name?")
-    terminal.type("Ada Lovelace")
-    terminal.send("Enter")
+    terminal.submit("Ada Lovelace")
     terminal.wait_for("input answer: 'Ada Lovelace'")
 
 
 def test_an_editor_dialog_is_multi_line_and_submits_with_alt_enter(terminal, omp_cli):
     start_asking(terminal, omp_cli)
-    terminal.type("/ask editor")
-    terminal.send("Enter")
+    terminal.submit("/ask editor")
     terminal.wait_for("Edit the note")
     terminal.wait_for("first line", whole=False)
     terminal.send("Enter")
@@ -95,8 +88,7 @@ def test_an_editor_dialog_is_multi_line_and_submits_with_alt_enter(terminal, omp
 
 def test_an_unanswered_dialog_times_out_with_its_default(terminal, omp_cli):
     start_asking(terminal, omp_cli)
-    terminal.type("/ask timeout")
-    terminal.send("Enter")
+    terminal.submit("/ask timeout")
     terminal.wait_for("Hurry up")
     terminal.wait_for("timeout answer: None", 5)
     terminal.wait_for(lambda s: "Hurry up" not in s, whole=False)
@@ -108,18 +100,14 @@ def test_tree_and_branch_without_an_id_open_pickers(terminal, omp_cli):
     script = omp_cli.script([{"repeat": True, "text": "fine"}])
     terminal.start("--script", script).ready()
     for prompt in ("first question", "second question"):
-        terminal.type(prompt)
-        terminal.send("Enter")
+        terminal.submit(prompt)
         terminal.wait_for(lambda s, p=prompt: p in s and "esc to interrupt" not in s)
-    terminal.type("/branch")
-    terminal.send("Enter")
+    terminal.submit("/branch")
     screen = terminal.wait_for("Continue from before a prompt")
     assert "first question" in screen.split("Continue from before a prompt")[1]
-    terminal.type("first")
-    terminal.send("Enter")
+    terminal.submit("first")
     terminal.wait_for("the next prompt continues from there")
-    terminal.type("/tree")
-    terminal.send("Enter")
+    terminal.submit("/tree")
     terminal.wait_for("Move to an entry")
     terminal.send("Escape")
     terminal.wait_for(lambda s: "Move to an entry" not in s, whole=False)
@@ -128,8 +116,7 @@ def test_tree_and_branch_without_an_id_open_pickers(terminal, omp_cli):
 def test_no_color_draws_without_escape_codes(terminal, omp_cli):
     script = omp_cli.script([answer("# Plain\n\nSome **bold** and `code`.\n")])
     terminal.start("--script", script, env={"NO_COLOR": "1"}).ready()
-    terminal.type("show me")
-    terminal.send("Enter")
+    terminal.submit("show me")
     terminal.wait_for("Some bold and code.")
     terminal.wait_for(lambda s: "esc to interrupt" not in s)
     coloured = [line for line in terminal.colours().splitlines() if ESCAPE.search(line)]
@@ -140,8 +127,7 @@ def test_the_light_theme_setting_paints_dark_text_on_light(terminal, omp_cli):
     assert omp_cli("config", "set", "theme", "light").returncode == 0
     script = omp_cli.script([answer("in the light")])
     terminal.start("--script", script).ready()
-    terminal.type("lights on")
-    terminal.send("Enter")
+    terminal.submit("lights on")
     terminal.wait_for("in the light")
     colours = terminal.colours()
     user_line = next(line for line in colours.splitlines() if "lights on" in line)
@@ -153,13 +139,12 @@ def test_a_tool_approval_shows_the_call_and_a_no_denies_it(terminal, omp_cli):
     assert omp_cli("config", "set", "tools.approval.bash", "prompt").returncode == 0
     script = omp_cli.script(
         [
-            {"tool_calls": [{"name": "bash", "arguments": {"command": "rm -rf build/cache"}}]},
+            bash_call("rm -rf build/cache"),
             {"repeat": True, "text": "understood"},
         ]
     )
     terminal.start("--script", script).ready()
-    terminal.type("clean up")
-    terminal.send("Enter")
+    terminal.submit("clean up")
     screen = terminal.wait_for("Allow bash?")
     assert "rm -rf build/cache" in screen.split("Allow bash?")[1]
     assert "y yes · n no" in screen

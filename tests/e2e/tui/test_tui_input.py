@@ -7,6 +7,7 @@ import base64
 import textwrap
 
 from tui_models import write_two_thinking_models
+from tui_script import answer, bash_call
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -26,10 +27,6 @@ SHORTCUT_PLUGIN = textwrap.dedent(
         return [Shortcut("ctrl+g", "wave from a plugin", wave)]
     """
 )
-
-
-def answer(text: str, **more) -> dict:
-    return {"text": text, **more}
 
 
 def menu_line(screen: str, word: str) -> str:
@@ -76,8 +73,7 @@ def test_model_names_complete_after_slash_model(terminal, omp_cli):
 def test_history_survives_a_restart(terminal, omp_cli):
     script = omp_cli.script([{"repeat": True, "text": "noted"}])
     terminal.start("--script", script).ready()
-    terminal.type("the first thing I asked")
-    terminal.send("Enter")
+    terminal.submit("the first thing I asked")
     terminal.wait_for("noted")
     terminal.send("C-d")
     terminal.wait_for("[exit 0]")
@@ -118,8 +114,7 @@ def test_a_plugin_shortcut_runs_its_handler(terminal, omp_cli):
     terminal.start("--script", omp_cli.script([answer("unused")]), "-e", extension).ready()
     terminal.send("C-g")
     terminal.wait_for("the shortcut waved")
-    terminal.type("/hotkeys")
-    terminal.send("Enter")
+    terminal.submit("/hotkeys")
     terminal.wait_for("wave from a plugin")
 
 
@@ -131,8 +126,7 @@ def test_a_dropped_image_path_becomes_an_attachment(terminal, omp_cli):
     terminal.start("--script", script).ready()
     terminal.paste(f"'{image}'")
     terminal.wait_for(f'> @"{image}"', whole=False)
-    terminal.type("what is this?")
-    terminal.send("Enter")
+    terminal.submit("what is this?")
     screen = terminal.wait_for("I cannot see images")
     assert "the model does not accept images; not attached" in " ".join(screen.split())
 
@@ -151,14 +145,11 @@ def test_bang_runs_a_command_for_the_model_and_double_bang_keeps_it_out(terminal
         ]
     )
     terminal.start("--script", script).ready()
-    terminal.type("!echo shared-out-17")
-    terminal.send("Enter")
+    terminal.submit("!echo shared-out-17")
     terminal.wait_for(lambda s: s.count("shared-out-17") >= 2)  # the command and its output
-    terminal.type("!!echo kept-out-42")
-    terminal.send("Enter")
+    terminal.submit("!!echo kept-out-42")
     terminal.wait_for(lambda s: s.count("kept-out-42") >= 2)
-    terminal.type("what did you see?")
-    terminal.send("Enter")
+    terminal.submit("what did you see?")
     screen = terminal.wait_for("I saw the greeting")
     assert "I saw the secret" not in screen
 
@@ -166,11 +157,9 @@ def test_bang_runs_a_command_for_the_model_and_double_bang_keeps_it_out(terminal
 def test_copy_puts_the_last_answer_on_the_terminal_clipboard(terminal, omp_cli):
     terminal.start("--script", omp_cli.script([answer("copy me, all of me")])).ready()
     terminal.tmux("set-option", "-g", "set-clipboard", "on")
-    terminal.type("say something")
-    terminal.send("Enter")
+    terminal.submit("say something")
     terminal.wait_for("copy me, all of me")
-    terminal.type("/copy")
-    terminal.send("Enter")
+    terminal.submit("/copy")
     terminal.wait_for("copied the last answer (18 characters, terminal clipboard)")
     assert terminal.tmux("show-buffer") == "copy me, all of me"
 
@@ -180,16 +169,14 @@ def test_enter_while_the_agent_works_steers_and_the_message_shows_until_delivere
 ):
     script = omp_cli.script(
         [
-            {"tool_calls": [{"name": "bash", "arguments": {"command": "sleep 1.5"}}]},
+            bash_call("sleep 1.5"),
             {"choose": [answer("steered answer", when="look at tests"), answer("unsteered")]},
         ]
     )
     terminal.start("--script", script).ready()
-    terminal.type("work on it")
-    terminal.send("Enter")
+    terminal.submit("work on it")
     terminal.wait_for("sleep 1.5")
-    terminal.type("look at tests")
-    terminal.send("Enter")
+    terminal.submit("look at tests")
     terminal.wait_for("↳ steer: look at tests", whole=False)
     screen = terminal.wait_for("steered answer")
     assert screen.index("sleep 1.5") < screen.index("look at tests") < screen.index("steered")

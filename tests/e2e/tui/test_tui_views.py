@@ -8,6 +8,8 @@ from __future__ import annotations
 import subprocess
 import textwrap
 
+from tui_script import answer, bash_call
+
 DECORATING_PLUGIN = textwrap.dedent(
     """
     import asyncio
@@ -67,10 +69,6 @@ PRINTING_PLUGIN = textwrap.dedent(
 )
 
 
-def answer(text: str, **more) -> dict:
-    return {"text": text, **more}
-
-
 def pane_title(terminal) -> str:
     return terminal.tmux("display-message", "-p", "-t", "omp", "#{pane_title}").strip()
 
@@ -86,8 +84,7 @@ def start_decorated(terminal, omp_cli) -> None:
 
 def test_status_widget_title_and_editor_text_from_a_plugin(terminal, omp_cli):
     start_decorated(terminal, omp_cli)
-    terminal.type("/decorate")
-    terminal.send("Enter")
+    terminal.submit("/decorate")
     screen = terminal.wait_for("> prefilled by the plugin", whole=False)
     assert "widget line one\nwidget line two" in screen
     assert screen.index("widget line two") < screen.index("> prefilled by the plugin")
@@ -99,27 +96,23 @@ def test_status_widget_title_and_editor_text_from_a_plugin(terminal, omp_cli):
 
 def test_get_editor_text_reads_what_the_user_typed(terminal, omp_cli):
     start_decorated(terminal, omp_cli)
-    terminal.type("/readeditor")
-    terminal.send("Enter")
+    terminal.submit("/readeditor")
     terminal.wait_for("editor holds ''")
 
 
 def test_decorations_go_away_when_cleared(terminal, omp_cli):
     start_decorated(terminal, omp_cli)
-    terminal.type("/decorate")
-    terminal.send("Enter")
+    terminal.submit("/decorate")
     terminal.wait_for("widget line two", whole=False)
     terminal.send("C-u")
-    terminal.type("/undecorate")
-    terminal.send("Enter")
+    terminal.submit("/undecorate")
     screen = terminal.wait_for(lambda s: "widget line one" not in s, whole=False)
     assert "deploy: staging" not in screen
 
 
 def test_the_working_message_replaces_the_spinners_word(terminal, omp_cli):
     start_decorated(terminal, omp_cli)
-    terminal.type("/busy")
-    terminal.send("Enter")
+    terminal.submit("/busy")
     terminal.wait_for("Polishing the lenses", 5, whole=False)
 
 
@@ -145,13 +138,12 @@ def test_ctrl_o_expands_a_long_command_output_shown_by_its_last_lines(terminal, 
     command = "for i in $(seq 1 40); do echo output-line-$i; done"
     script = omp_cli.script(
         [
-            {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]},
+            bash_call(command),
             answer("listed them"),
         ]
     )
     terminal.start("--script", script).ready()
-    terminal.type("list")
-    terminal.send("Enter")
+    terminal.submit("list")
     screen = terminal.wait_for("listed them")
     assert "… 35 earlier lines (Ctrl+O to expand)\n     output-line-36" in screen
     assert "output-line-40" in screen and "output-line-20" not in screen
@@ -168,14 +160,12 @@ def test_thinking_shows_dimmed_and_ctrl_t_hides_it(terminal, omp_cli):
         ]
     )
     terminal.start("--script", script).ready()
-    terminal.type("one")
-    terminal.send("Enter")
+    terminal.submit("one")
     terminal.wait_for("first reply")
     assert "pondering the first question" in terminal.screen()
     terminal.send("C-t")
     terminal.wait_for("thinking hidden", whole=False)
-    terminal.type("two")
-    terminal.send("Enter")
+    terminal.submit("two")
     screen = terminal.wait_for("second reply")
     assert "pondering the second question" not in screen
     assert "thinking hidden (4 words)" in screen
@@ -184,8 +174,7 @@ def test_thinking_shows_dimmed_and_ctrl_t_hides_it(terminal, omp_cli):
 def test_hide_thinking_starts_with_thinking_hidden(terminal, omp_cli):
     script = omp_cli.script([answer("plain reply", thinking="quiet musings here")])
     terminal.start("--script", script, "--hide-thinking").ready()
-    terminal.type("go")
-    terminal.send("Enter")
+    terminal.submit("go")
     screen = terminal.wait_for("plain reply")
     assert "quiet musings here" not in screen
     assert "thinking hidden (3 words)" in screen
@@ -194,8 +183,7 @@ def test_hide_thinking_starts_with_thinking_hidden(terminal, omp_cli):
 def test_the_footer_counts_tokens_and_cost(terminal, omp_cli):
     usage = {"input": 2500, "output": 700}
     terminal.start("--script", omp_cli.script([answer("costed", usage=usage)])).ready()
-    terminal.type("what does it cost")
-    terminal.send("Enter")
+    terminal.submit("what does it cost")
     terminal.wait_for("costed")
     footer = terminal.wait_for(lambda s: "↑2.5k ↓700" in last_lines(s, 1), whole=False)
     assert "$" in last_lines(footer, 1) and "%" in last_lines(footer, 1)
@@ -216,8 +204,7 @@ def test_file_completion_leaves_out_ignored_files(terminal, omp_cli):
 def test_the_transcript_stays_in_the_normal_screen_and_its_scrollback(terminal, omp_cli):
     lines = "\n\n".join(f"paragraph {n} of a long answer" for n in range(1, 41))
     terminal.start("--script", omp_cli.script([answer(lines)])).ready()
-    terminal.type("long one")
-    terminal.send("Enter")
+    terminal.submit("long one")
     terminal.wait_for("paragraph 40 of a long answer")
     alternate = terminal.tmux("display-message", "-p", "-t", "omp", "#{alternate_on}")
     assert alternate.strip() == "0"
@@ -229,8 +216,7 @@ def test_the_transcript_stays_in_the_normal_screen_and_its_scrollback(terminal, 
 
 def test_ctrl_c_aborts_a_running_answer(terminal, omp_cli):
     terminal.start("--script", omp_cli.script([answer("never shown", delay=60)])).ready()
-    terminal.type("slow")
-    terminal.send("Enter")
+    terminal.submit("slow")
     terminal.wait_for("esc to interrupt")
     terminal.send("C-c")
     screen = terminal.wait_for("Interrupted", 5)
@@ -251,13 +237,12 @@ def test_a_failing_command_with_long_output_shows_its_exit_code(terminal, omp_cl
     command = "for i in $(seq 1 30); do echo build-step-$i; done; exit 4"
     script = omp_cli.script(
         [
-            {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]},
+            bash_call(command),
             answer("it failed"),
         ]
     )
     terminal.start("--script", script).ready()
-    terminal.type("build")
-    terminal.send("Enter")
+    terminal.submit("build")
     screen = terminal.wait_for("it failed")
     assert "Exit code: 4" in screen and "build-step-30" in screen
 
@@ -266,8 +251,7 @@ def test_what_a_plugin_prints_goes_above_the_editor_not_into_it(terminal, omp_cl
     extension = omp_cli.extension(PRINTING_PLUGIN, "printing.py")
     script = omp_cli.script([answer("the answer", delay=0.5)])
     terminal.start("--script", script, "-e", extension).ready()
-    terminal.type("go")
-    terminal.send("Enter")
+    terminal.submit("go")
     terminal.wait_for("the answer")
     terminal.wait_for(lambda s: "esc to interrupt" not in s, whole=False)
     terminal.type("typing on")
@@ -297,8 +281,7 @@ def test_shift_enter_from_the_terminal_inserts_a_newline(terminal, omp_cli):
 
 def test_messages_queued_when_a_run_is_aborted_come_back_to_the_editor(terminal, omp_cli):
     terminal.start("--script", omp_cli.script([answer("never finished", delay=60)])).ready()
-    terminal.type("slow work")
-    terminal.send("Enter")
+    terminal.submit("slow work")
     terminal.wait_for("esc to interrupt", whole=False)
     terminal.type("then do this")
     terminal.send("M-Enter")
@@ -313,13 +296,12 @@ def test_bash_output_shows_while_the_command_runs(terminal, omp_cli):
     command = "echo first-tick; sleep 1; echo second-tick; sleep 3"
     script = omp_cli.script(
         [
-            {"tool_calls": [{"name": "bash", "arguments": {"command": command}}]},
+            bash_call(command),
             answer("ticked"),
         ]
     )
     terminal.start("--script", script).ready()
-    terminal.type("tick")
-    terminal.send("Enter")
+    terminal.submit("tick")
     running = terminal.wait_for(
         lambda s: "second-tick" in s and "esc to interrupt" in s, whole=False
     )
@@ -330,8 +312,7 @@ def test_bash_output_shows_while_the_command_runs(terminal, omp_cli):
 def test_a_provider_error_shows_in_red_with_its_explanation(terminal, omp_cli):
     script = omp_cli.script([{"error": "400 the prompt is too long for this model"}])
     terminal.start("--script", script).ready()
-    terminal.type("too much")
-    terminal.send("Enter")
+    terminal.submit("too much")
     screen = terminal.wait_for("the prompt is too long for this model")
     line = next(line for line in screen.splitlines() if "too long" in line)
     assert line.startswith("✗ Error")
