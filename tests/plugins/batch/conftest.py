@@ -44,6 +44,24 @@ class Batch:
             ]
         )
 
+    def proxy_model(self, server_url: str, model: dict[str, Any], **batch_settings: Any) -> None:
+        """``proxy/<model id>``: an OpenAI-compatible provider at ``server_url`` (a
+        ReplayServer), its key in the environment; ``batch_settings`` in settings.json."""
+        from replay import PROXY_SECRET
+
+        agent = self.root / "agent"
+        agent.mkdir(exist_ok=True)
+        provider = {
+            "baseUrl": f"{server_url}/v1",
+            "api": "openai-completions",
+            "apiKey": "PROXY_KEY",
+            "models": [model],
+        }
+        (agent / "models.json").write_text(json.dumps({"providers": {"proxy": provider}}))
+        if batch_settings:
+            (agent / "settings.json").write_text(json.dumps({"batch": batch_settings}))
+        self.env["PROXY_KEY"] = PROXY_SECRET
+
     def start(self, *args: str, **options: Any) -> subprocess.Popen[str]:
         """``omp batch *args`` started, not waited for (``options`` go to Popen)."""
         return subprocess.Popen(

@@ -57,20 +57,14 @@ def test_limits_come_from_settings_per_provider_or_for_all():
 
 
 def test_every_request_of_every_worker_goes_through_the_shared_bucket(batch, replay_server):
-    from replay import PROXY_SECRET, chat_stream
+    from replay import chat_stream
 
-    agent = batch.root / "agent"
-    agent.mkdir(exist_ok=True)
-    provider = {
-        "baseUrl": f"{replay_server.url}/v1",
-        "api": "openai-completions",
-        "apiKey": "PROXY_KEY",
-        "models": [{"id": "coder"}],
-    }
-    (agent / "models.json").write_text(json.dumps({"providers": {"proxy": provider}}))
-    limits = {"requestsPerMinute": {"proxy": 6}, "tokensPerMinute": {"*": 10_000_000}}
-    (agent / "settings.json").write_text(json.dumps({"batch": limits}))
-    batch.env["PROXY_KEY"] = PROXY_SECRET
+    batch.proxy_model(
+        replay_server.url,
+        {"id": "coder"},
+        requestsPerMinute={"proxy": 6},
+        tokensPerMinute={"*": 10_000_000},
+    )
     for n in range(3):
         replay_server.add(chat_stream(f"answer {n}"), headers={"content-type": "text/event-stream"})
     tasks = batch.tasks(
@@ -96,19 +90,10 @@ def _tool_call_stream(number: int) -> bytes:
 
 
 def test_a_429_is_retried_with_backoff_and_a_cost_budget_stops_a_priced_model(batch, replay_server):
-    from replay import PROXY_SECRET, chat_stream
+    from replay import chat_stream
 
-    agent = batch.root / "agent"
-    agent.mkdir(exist_ok=True)
-    provider = {
-        "baseUrl": f"{replay_server.url}/v1",
-        "api": "openai-completions",
-        "apiKey": "PROXY_KEY",
-        # $0.01 a token: each answer below (100 in, 10 out) costs $1.10
-        "models": [{"id": "coder", "cost": {"input": 10_000, "output": 10_000}}],
-    }
-    (agent / "models.json").write_text(json.dumps({"providers": {"proxy": provider}}))
-    batch.env["PROXY_KEY"] = PROXY_SECRET
+    priced = {"id": "coder", "cost": {"input": 10_000, "output": 10_000}}
+    batch.proxy_model(replay_server.url, priced)  # $1.10 an answer below: 100 in, 10 out
     sse = {"content-type": "text/event-stream"}
     replay_server.add('{"error": {"message": "slow down"}}', status=429)
     replay_server.add(chat_stream("after a retry"), headers=sse)

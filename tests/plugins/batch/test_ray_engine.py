@@ -19,24 +19,18 @@ import pytest
 
 @pytest.fixture(scope="module")
 def ray_batch(tmp_path_factory, make_batch):
-    from replay import PROXY_SECRET, ReplayServer, chat_stream
+    from replay import ReplayServer, chat_stream
 
     batch = make_batch(tmp_path_factory.mktemp("ray"))
     server = ReplayServer()
     for n in range(2):
         server.add(chat_stream(f"limited {n}"), headers={"content-type": "text/event-stream"})
-    provider = {
-        "baseUrl": f"{server.url}/v1",
-        "api": "openai-completions",
-        "apiKey": "PROXY_KEY",
-        "models": [{"id": "coder"}],
-    }
-    agent = batch.root / "agent"
-    agent.mkdir(exist_ok=True)
-    (agent / "models.json").write_text(json.dumps({"providers": {"proxy": provider}}))
-    limits = {"requestsPerMinute": {"proxy": 100}, "tokensPerMinute": {"*": 10_000_000}}
-    (agent / "settings.json").write_text(json.dumps({"batch": limits}))
-    batch.env["PROXY_KEY"] = PROXY_SECRET
+    batch.proxy_model(
+        server.url,
+        {"id": "coder"},
+        requestsPerMinute={"proxy": 100},
+        tokensPerMinute={"*": 10_000_000},
+    )
     ok = batch.script(
         {"tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}}]}, {"text": "read it"}
     )
