@@ -32,7 +32,7 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
 
 @dataclass(frozen=True)
 class CachedTool:
-    """What ``McpTool`` reads of a server's tool."""
+    """What ``McpTool`` reads of a server's tool (``of``: from the SDK's ``Tool``)."""
 
     name: str
     description: str | None = None

@@ -11,6 +11,7 @@ from omp.tools import Tool, ToolResult
 from pydantic import BaseModel, ConfigDict
 
 from omp_mcp.results import convert_result
+from omp_mcp.tool_cache import CachedTool
 
 PREFIX = "mcp__"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -71,19 +72,18 @@ class McpTool(Tool):
         hidden: bool = False,
         on_call: Any = None,
     ) -> None:
+        spec = remote if isinstance(remote, CachedTool) else CachedTool.of(remote)
         self.connection = connection
-        self.remote_name = remote.name
+        self.remote_name = spec.name
         self.max_bytes = max_bytes
         self.on_call = on_call
-        annotations = getattr(remote, "annotations", None)
-        title = getattr(remote, "title", None) or getattr(annotations, "title", None)
         super().__init__(
-            name=tool_name(connection.name, remote.name),
-            label=f"{connection.name}: {title or remote.name}",
-            description=remote.description or f"{remote.name} (MCP server {connection.name})",
+            name=tool_name(connection.name, spec.name),
+            label=f"{connection.name}: {spec.title or spec.name}",
+            description=spec.description or f"{spec.name} (MCP server {connection.name})",
             hidden=hidden,
         )
-        self._schema = sanitize_input_schema(remote.input_schema)
+        self._schema = sanitize_input_schema(spec.input_schema)
 
     def json_schema(self) -> dict[str, Any]:
         return self._schema  # type: ignore[return-value]
