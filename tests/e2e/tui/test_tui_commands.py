@@ -116,9 +116,14 @@ def test_fork_here_continues_in_a_new_session_file(terminal, omp_cli):
     terminal.wait_for(lambda s: len(omp_cli.session_files()) == 2)
     terminal.submit("two")
     terminal.wait_for("after the fork")
-    newest = max(omp_cli.session_files(), key=lambda p: p.stat().st_mtime)
-    texts = [omp_cli.text_of(m) for m in omp_cli.messages_of(omp_cli.read_session(newest))]
-    assert "before the fork" in texts and "after the fork" in texts
+
+    def forked_texts() -> list[str]:
+        newest = max(omp_cli.session_files(), key=lambda p: p.stat().st_mtime)
+        return [omp_cli.text_of(m) for m in omp_cli.messages_of(omp_cli.read_session(newest))]
+
+    # The answer is drawn as it streams; its entry is written when the message ends.
+    terminal.wait_for(lambda s: "after the fork" in forked_texts())
+    assert "before the fork" in forked_texts()
 
 
 def test_fork_picks_an_earlier_prompt_and_puts_it_in_the_editor(terminal, omp_cli):
