@@ -29,6 +29,27 @@ pub struct Hit {
 /// listener keep time between hits); `None` when nobody listens (nothing is copied).
 pub type OnHit<'a> = Option<&'a (dyn Fn(Option<Hit>) + Sync)>;
 
+/// Takes the answer, once, as soon as it is complete: for a search that stops at its
+/// limit that is before the threads still walking and searching have wound down, so a
+/// caller waiting on another thread can go on while they do.
+pub type Deliver<'a> = Box<dyn FnOnce(Answer) + 'a>;
+
+/// `search_tree` or `search_all`.
+pub type Search = fn(&Query, &Path, &AtomicBool, OnHit, Deliver);
+
+/// The answer of `search`, returned once all its threads are done.
+pub fn answer_of(
+    search: Search,
+    query: &Query,
+    root: &Path,
+    cancel: &AtomicBool,
+    on_hit: OnHit,
+) -> Answer {
+    let mut answer = None;
+    search(query, root, cancel, on_hit, Box::new(|a| answer = Some(a)));
+    answer.expect("a search delivers its answer")
+}
+
 /// How far (in files) the walk may run ahead of the answer: little at first, since most
 /// limited searches end within a few dozen files and every file walked or searched past
 /// the end is time taken from the ones that count; more as the answer grows, up to
@@ -69,7 +90,14 @@ impl Progress {
 /// order, several search, and this thread takes their outcomes in walk order, so the
 /// answer stops exactly where a sequential search would and the rest is never read.
 /// `on_hit` sees what each file adds to the answer, in order, as soon as its turn comes.
-pub fn search_tree(query: &Query, root: &Path, cancel: &AtomicBool, on_hit: OnHit) -> Answer {
+pub fn search_tree(
+    query: &Query,
+    root: &Path,
+    cancel: &AtomicBool,
+    on_hit: OnHit,
+    deliver: Deliver,
+) {
+    let mut deliver = Some(deliver);
     let stop = AtomicBool::new(false);
     let stopped = || stop.load(Ordering::Relaxed) || cancel.load(Ordering::Relaxed);
     let progress = Progress::default();
@@ -132,9 +160,16 @@ pub fn search_tree(query: &Query, root: &Path, cancel: &AtomicBool, on_hit: OnHi
             if next != had {
                 progress.advance(next);
             }
+            if assembler.done {
+                if let Some(deliver) = deliver.take() {
+                    deliver(std::mem::take(&mut assembler.answer));
+                }
+            }
         }
     });
-    assembler.answer
+    if let Some(deliver) = deliver.take() {
+        deliver(assembler.answer);
+    }
 }
 
 /// Limits from which a grep searches the whole tree in parallel and orders the outcomes
@@ -145,7 +180,13 @@ pub const FULL_SCAN_LIMIT: usize = 10_000;
 /// Every wanted file under `root`, walked and searched in parallel; the outcomes sorted
 /// into walk order and assembled. `on_hit` sees files with a match as they are found
 /// (their matching lines, without context).
-pub fn search_all(query: &Query, root: &Path, cancel: &AtomicBool, on_hit: OnHit) -> Answer {
+pub fn search_all(
+    query: &Query,
+    root: &Path,
+    cancel: &AtomicBool,
+    on_hit: OnHit,
+    deliver: Deliver,
+) {
     let found = Mutex::new(Vec::new());
     walk_parallel(root, cancel, |entry, path| {
         let rel = entry.rel_str();
@@ -168,7 +209,7 @@ pub fn search_all(query: &Query, root: &Path, cancel: &AtomicBool, on_hit: OnHit
     });
     let mut found = found.into_inner().unwrap();
     found.sort_unstable_by(|a, b| walk_order(&a.0, &b.0));
-    assemble(query, root, found)
+    deliver(assemble(query, root, found));
 }
 
 /// The answer of a sequential search over `outcomes` (in walk order); `dir` is the
@@ -388,12 +429,12 @@ mod tests {
     fn the_ordered_search_stops_where_a_sequential_one_would() {
         let root = tree("ordered");
         let never = AtomicBool::new(false);
-        let answer = search_tree(&query(10, Mode::Content), &root, &never, None);
+        let answer = answer_of(search_tree, &query(10, Mode::Content), &root, &never, None);
         assert_eq!((answer.matches, answer.files_searched), (10, 4));
         assert!(answer.truncated);
         assert_eq!(answer.lines[0].path, "d0/f00.txt");
         assert_eq!(answer.lines[9].path, "d0/f15.txt");
-        let all = search_all(&query(10, Mode::Content), &root, &never, None);
+        let all = answer_of(search_all, &query(10, Mode::Content), &root, &never, None);
         assert_eq!(all.lines, answer.lines);
         assert_eq!(all.files_searched, answer.files_searched);
         fs::remove_dir_all(root).unwrap();
@@ -405,7 +446,13 @@ mod tests {
         let never = AtomicBool::new(false);
         let seen = Mutex::new(Vec::new());
         let on_hit = |hit: Option<Hit>| seen.lock().unwrap().extend(hit);
-        let answer = search_tree(&query(10, Mode::Content), &root, &never, Some(&on_hit));
+        let answer = answer_of(
+            search_tree,
+            &query(10, Mode::Content),
+            &root,
+            &never,
+            Some(&on_hit),
+        );
         let streamed: Vec<(String, usize)> = seen
             .into_inner()
             .unwrap()
@@ -425,7 +472,7 @@ mod tests {
     fn files_mode_stops_at_the_file_limit() {
         let root = tree("files");
         let never = AtomicBool::new(false);
-        let answer = search_tree(&query(3, Mode::Files), &root, &never, None);
+        let answer = answer_of(search_tree, &query(3, Mode::Files), &root, &never, None);
         assert_eq!(answer.files, ["d0/f00.txt", "d0/f05.txt", "d0/f10.txt"]);
         assert!(answer.truncated && answer.files_searched == 4);
         fs::remove_dir_all(root).unwrap();

@@ -88,21 +88,26 @@ fn grep_query(
     })
 }
 
-/// The search itself, without the GIL: (the folder paths are relative to, the answer).
-fn run_grep(
+/// The search itself, without the GIL: hands `deliver` the folder paths are relative
+/// to and the answer as soon as it is complete, which may be before this returns (see
+/// `grep_tree::Deliver`).
+fn run_grep<'a>(
     query: &Query,
     target: &Path,
     flag: &AtomicBool,
     on_batch: Option<Py<PyAny>>,
-) -> (PathBuf, grep::Answer) {
+    deliver: impl FnOnce(PathBuf, grep::Answer) + 'a,
+) {
     if target.is_dir() {
-        return (target.to_path_buf(), stream(query, target, flag, on_batch));
+        let dir = target.to_path_buf();
+        let deliver = Box::new(move |answer| deliver(dir, answer));
+        return stream(query, target, flag, on_batch, deliver);
     }
     let dir = target.parent().map(Path::to_path_buf).unwrap_or_default();
     let name = PathBuf::from(target.file_name().unwrap_or_default());
     let outcome = grep::search_file(query, target, grep::MAX_EXPLICIT_FILE_BYTES);
     let answer = grep_tree::assemble(query, &dir, vec![(name, outcome)]);
-    (dir, answer)
+    deliver(dir, answer);
 }
 
 /// grep under `target` (a folder, or one file). `pattern` and `glob` are regexes in
@@ -133,7 +138,13 @@ fn py_grep<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let query = grep_query(pattern, mode, limit, context, glob, glob_path, extensions)?;
     let flag = token_flag(cancel);
-    let (dir, answer) = py.detach(|| run_grep(&query, &target, &flag, on_batch));
+    let mut over = None;
+    py.detach(|| {
+        run_grep(&query, &target, &flag, on_batch, |dir, answer| {
+            over = Some((dir, answer))
+        })
+    });
+    let (dir, answer) = over.expect("a search delivers its answer");
     answer_dict(py, &dir, query.mode, answer, line_type.as_ref())
 }
 
@@ -166,7 +177,9 @@ fn grep_start(
         mode: query.mode,
     };
     pool::submit(Box::new(move || {
-        outcome.finish(run_grep(&query, &target, &flag, on_batch));
+        run_grep(&query, &target, &flag, on_batch, |dir, answer| {
+            outcome.finish((dir, answer))
+        });
     }))
     .map_err(|e| PyValueError::new_err(format!("cannot start a search thread: {e}")))?;
     Ok(search)
@@ -251,20 +264,21 @@ fn stream(
     root: &Path,
     flag: &AtomicBool,
     on_batch: Option<Py<PyAny>>,
-) -> grep::Answer {
-    let search = if query.limit >= grep_tree::FULL_SCAN_LIMIT {
+    deliver: grep_tree::Deliver,
+) {
+    let search: grep_tree::Search = if query.limit >= grep_tree::FULL_SCAN_LIMIT {
         grep_tree::search_all
     } else {
         grep_tree::search_tree
     };
     let Some(callback) = on_batch else {
-        return search(query, root, flag, None);
+        return search(query, root, flag, None, deliver);
     };
     let batcher = Batcher {
         callback: &callback,
         state: Mutex::new((Vec::new(), Instant::now() + FIRST_BATCH_AFTER)),
     };
-    search(query, root, flag, Some(&|hit| batcher.take(hit)))
+    search(query, root, flag, Some(&|hit| batcher.take(hit)), deliver)
 }
 
 fn answer_dict<'py>(
