@@ -3,7 +3,8 @@
 //! and writes a byte to a socket whose other end (`fileno`) an event loop watches. The
 //! caller's thread then builds the Python answer itself. (Calling back into Python from
 //! the searching thread instead meant two wake-ups: the event loop's, then its wait for
-//! the GIL the calling-back thread still held.)
+//! the GIL the calling-back thread still held.) The socket is made when `fileno` is
+//! first asked for: a search over before anyone watches needs none.
 
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
@@ -15,10 +16,15 @@ use std::os::unix::net::UnixStream;
 
 /// One search's outcome, set once by the searching thread and taken once by its caller.
 pub struct Outcome<T> {
-    value: Mutex<State<T>>,
+    state: Mutex<Shared<T>>,
     over: Condvar,
-    /// (the end the caller watches, the end the searching thread writes to); both stay
-    /// open while either side holds the outcome, so the write never meets a closed peer.
+}
+
+struct Shared<T> {
+    value: State<T>,
+    /// (the end the caller watches, the end the searching thread writes to), once
+    /// `fileno` made them; both stay open while either side holds the outcome, so the
+    /// write never meets a closed peer.
     #[cfg(unix)]
     wake: Option<(UnixStream, UnixStream)>,
 }
@@ -29,37 +35,52 @@ enum State<T> {
     Taken,
 }
 
-impl<T> Outcome<T> {
-    pub fn new() -> std::io::Result<Self> {
-        Ok(Self {
-            value: Mutex::new(State::Running),
-            over: Condvar::new(),
-            #[cfg(unix)]
-            wake: Some(UnixStream::pair()?),
-        })
+#[cfg(unix)]
+fn ring(wake: &Option<(UnixStream, UnixStream)>) {
+    if let Some((_, writer)) = wake {
+        let mut writer: &UnixStream = writer;
+        // A full buffer still reads as readable; nothing else can go wrong that the
+        // caller would not see through `is_over`.
+        let _ = writer.write(&[1]);
     }
+}
 
-    /// Store the outcome and wake whoever waits (the socket, then `wait`).
-    pub fn finish(&self, value: T) {
-        *self.value.lock().unwrap() = State::Over(value);
-        self.over.notify_all();
-        #[cfg(unix)]
-        if let Some((_, writer)) = &self.wake {
-            let mut writer: &UnixStream = writer;
-            // A full buffer still reads as readable; nothing else can go wrong that the
-            // caller would not see through `is_over`.
-            let _ = writer.write(&[1]);
+impl<T> Default for Outcome<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T> Outcome<T> {
+    pub fn new() -> Self {
+        Self {
+            state: Mutex::new(Shared {
+                value: State::Running,
+                #[cfg(unix)]
+                wake: None,
+            }),
+            over: Condvar::new(),
         }
     }
 
+    /// Store the outcome and wake whoever waits (the socket, if made, then `wait`).
+    pub fn finish(&self, value: T) {
+        let mut state = self.state.lock().unwrap();
+        state.value = State::Over(value);
+        #[cfg(unix)]
+        ring(&state.wake);
+        drop(state);
+        self.over.notify_all();
+    }
+
     pub fn is_over(&self) -> bool {
-        !matches!(*self.value.lock().unwrap(), State::Running)
+        !matches!(self.state.lock().unwrap().value, State::Running)
     }
 
     /// Block until the outcome is set, at most `timeout`; whether it is.
     pub fn wait(&self, timeout: Option<Duration>) -> bool {
-        let running = |state: &mut State<T>| matches!(state, State::Running);
-        let guard = self.value.lock().unwrap();
+        let running = |state: &mut Shared<T>| matches!(state.value, State::Running);
+        let guard = self.state.lock().unwrap();
         let guard = match timeout {
             None => self.over.wait_while(guard, running).unwrap(),
             Some(limit) => {
@@ -69,15 +90,15 @@ impl<T> Outcome<T> {
                     .0
             }
         };
-        !matches!(*guard, State::Running)
+        !matches!(guard.value, State::Running)
     }
 
     /// The outcome, once: None while the search runs, Err after it was taken.
     pub fn take(&self) -> Result<Option<T>, &'static str> {
-        let mut state = self.value.lock().unwrap();
-        match std::mem::replace(&mut *state, State::Taken) {
+        let mut state = self.state.lock().unwrap();
+        match std::mem::replace(&mut state.value, State::Taken) {
             State::Running => {
-                *state = State::Running;
+                state.value = State::Running;
                 Ok(None)
             }
             State::Over(value) => Ok(Some(value)),
@@ -85,12 +106,25 @@ impl<T> Outcome<T> {
         }
     }
 
-    /// The descriptor that becomes readable when the outcome is set (-1 off unix).
+    /// The descriptor that becomes readable when the outcome is set (at once if it is
+    /// already); -1 off unix, or when no socket can be made.
     pub fn fileno(&self) -> i32 {
         #[cfg(unix)]
-        if let Some((reader, _)) = &self.wake {
+        {
             use std::os::fd::AsRawFd;
-            return reader.as_raw_fd();
+            let mut state = self.state.lock().unwrap();
+            if state.wake.is_none() {
+                let Ok(pair) = UnixStream::pair() else {
+                    return -1;
+                };
+                state.wake = Some(pair);
+                if !matches!(state.value, State::Running) {
+                    ring(&state.wake);
+                }
+            }
+            if let Some((reader, _)) = &state.wake {
+                return reader.as_raw_fd();
+            }
         }
         -1
     }
@@ -103,7 +137,7 @@ mod tests {
 
     #[test]
     fn the_outcome_is_taken_once_after_it_is_set() {
-        let outcome = Outcome::<u32>::new().unwrap();
+        let outcome = Outcome::<u32>::new();
         assert_eq!(outcome.take(), Ok(None));
         assert!(!outcome.wait(Some(Duration::from_millis(1))));
         outcome.finish(7);
@@ -114,7 +148,7 @@ mod tests {
 
     #[test]
     fn a_waiter_on_another_thread_wakes_when_it_is_set() {
-        let outcome = Arc::new(Outcome::<&str>::new().unwrap());
+        let outcome = Arc::new(Outcome::<&str>::new());
         let setter = outcome.clone();
         let thread = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(20));
@@ -128,7 +162,7 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn its_socket_becomes_readable_when_it_is_set() {
-        let outcome = Outcome::<u8>::new().unwrap();
+        let outcome = Outcome::<u8>::new();
         let fd = outcome.fileno();
         let mut poll = libc::pollfd {
             fd,
@@ -139,5 +173,9 @@ mod tests {
         assert_eq!(unsafe { libc::poll(&mut poll, 1, 0) }, 0);
         outcome.finish(1);
         assert_eq!(unsafe { libc::poll(&mut poll, 1, 1000) }, 1);
+        let late = Outcome::<u8>::new();
+        late.finish(2);
+        poll.fd = late.fileno(); // made after the outcome was set: readable at once
+        assert_eq!(unsafe { libc::poll(&mut poll, 1, 0) }, 1);
     }
 }

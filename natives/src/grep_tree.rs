@@ -1,19 +1,21 @@
 //! grep over a folder: which files, in what order, and where it stops. Below
 //! `FULL_SCAN_LIMIT` one thread walks in the pure-Python walker's order while several
-//! search and the outcomes are taken in order, so the search ends at the limit as a
-//! sequential one would; from it up, the whole tree is walked and searched in parallel
-//! and ordered afterwards.
+//! search and the outcomes are taken in order (`TreeSearch`), so the search ends at the
+//! limit as a sequential one would; from it up, the whole tree is walked and searched in
+//! parallel and ordered afterwards.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Condvar, Mutex};
-use std::time::Duration;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::grep::{
     line_text, read_file, search_file, utf8, wanted, Answer, Line, Mode, Outcome, Query,
     MAX_EXPLICIT_FILE_BYTES, MAX_FILE_BYTES,
 };
+use crate::pool;
 use crate::walk::{slash_path, threads, walk_order, walk_parallel, walk_sorted, Kind};
 
 /// What a file adds to the answer, handed on as soon as it is known (streaming):
@@ -28,27 +30,6 @@ pub struct Hit {
 /// Called once per file searched with what it added (`None`: nothing, which lets a
 /// listener keep time between hits); `None` when nobody listens (nothing is copied).
 pub type OnHit<'a> = Option<&'a (dyn Fn(Option<Hit>) + Sync)>;
-
-/// Takes the answer, once, as soon as it is complete: for a search that stops at its
-/// limit that is before the threads still walking and searching have wound down, so a
-/// caller waiting on another thread can go on while they do.
-pub type Deliver<'a> = Box<dyn FnOnce(Answer) + 'a>;
-
-/// `search_tree` or `search_all`.
-pub type Search = fn(&Query, &Path, &AtomicBool, OnHit, Deliver);
-
-/// The answer of `search`, returned once all its threads are done.
-pub fn answer_of(
-    search: Search,
-    query: &Query,
-    root: &Path,
-    cancel: &AtomicBool,
-    on_hit: OnHit,
-) -> Answer {
-    let mut answer = None;
-    search(query, root, cancel, on_hit, Box::new(|a| answer = Some(a)));
-    answer.expect("a search delivers its answer")
-}
 
 /// How far (in files) the walk may run ahead of the answer: little at first, since most
 /// limited searches end within a few dozen files and every file walked or searched past
@@ -86,90 +67,176 @@ impl Progress {
     }
 }
 
-/// Searches the wanted files under `root`: one thread walks in the pure-Python walker's
-/// order, several search, and this thread takes their outcomes in walk order, so the
-/// answer stops exactly where a sequential search would and the rest is never read.
-/// `on_hit` sees what each file adds to the answer, in order, as soon as its turn comes.
-pub fn search_tree(
-    query: &Query,
-    root: &Path,
-    cancel: &AtomicBool,
-    on_hit: OnHit,
-    deliver: Deliver,
-) {
-    let mut deliver = Some(deliver);
-    let stop = AtomicBool::new(false);
-    let stopped = || stop.load(Ordering::Relaxed) || cancel.load(Ordering::Relaxed);
-    let progress = Progress::default();
-    let (jobs, job_queue) = mpsc::sync_channel::<(usize, PathBuf, PathBuf)>(MAX_AHEAD);
-    let job_queue = Mutex::new(job_queue);
-    let (results, outcomes) = mpsc::channel::<(usize, PathBuf, Outcome)>();
-    let mut assembler = Assembler::new(query, root);
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let mut index = 0;
-            walk_sorted(root, |entry, path| {
-                if stopped() {
-                    return false;
-                }
-                let rel = entry.rel_str();
-                if entry.kind != Kind::File || !wanted(query, &rel, &entry.name()) {
-                    return true;
-                }
-                progress.wait_for_room(index, &stopped);
-                index += 1;
-                jobs.send((index - 1, entry.rel, path.to_path_buf()))
-                    .is_ok()
-            });
-            drop(jobs);
+/// What the walker and the searchers of one `TreeSearch` share.
+struct Shared {
+    query: Arc<Query>,
+    root: PathBuf,
+    cancel: Arc<AtomicBool>,
+    /// Set once the answer is complete, or nobody waits for it: everyone stops.
+    stop: AtomicBool,
+    progress: Progress,
+}
+
+impl Shared {
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// A file to search: (its place in walk order, relative path, path).
+type Job = (usize, PathBuf, PathBuf);
+/// A file searched: (its place in walk order, relative path, what the search found).
+type Found = (usize, PathBuf, Outcome);
+
+/// An ordered grep over a folder, under way. One `pool` thread walks in the pure-Python
+/// walker's order and several search; whoever holds this takes their outcomes in walk
+/// order (`run`), so the answer stops exactly where a sequential search would and the
+/// rest is never read. It may run for a while on one thread and on to its end on
+/// another. The walker and searchers stop by themselves once the answer is complete or
+/// this is dropped; nobody waits for them.
+pub struct TreeSearch {
+    shared: Arc<Shared>,
+    found: mpsc::Receiver<Found>,
+    waiting: BTreeMap<usize, (PathBuf, Outcome)>,
+    next: usize,
+    assembler: Assembler,
+}
+
+impl TreeSearch {
+    pub fn start(query: Arc<Query>, root: &Path, cancel: Arc<AtomicBool>) -> std::io::Result<Self> {
+        let shared = Arc::new(Shared {
+            query,
+            root: root.to_path_buf(),
+            cancel,
+            stop: AtomicBool::new(false),
+            progress: Progress::default(),
         });
+        let (jobs, job_queue) = mpsc::sync_channel::<Job>(MAX_AHEAD);
+        let job_queue = Arc::new(Mutex::new(job_queue));
+        let (results, found) = mpsc::channel::<Found>();
+        // Dropped on an error below, which stops whatever had started.
+        let search = Self {
+            shared: shared.clone(),
+            found,
+            waiting: BTreeMap::new(),
+            next: 0,
+            assembler: Assembler::default(),
+        };
+        let walker = shared.clone();
+        pool::submit(Box::new(move || walk_jobs(&walker, jobs)))?;
         for _ in 0..threads() {
-            let results = results.clone();
-            let (job_queue, stopped) = (&job_queue, &stopped);
-            scope.spawn(move || loop {
-                let job = job_queue.lock().unwrap().recv();
-                let Ok((index, rel, path)) = job else { break };
-                if stopped() {
-                    continue; // drain the queue so the walker is never left blocked
+            let (shared, job_queue, results) = (shared.clone(), job_queue.clone(), results.clone());
+            pool::submit(Box::new(move || search_jobs(&shared, &job_queue, &results)))?;
+        }
+        Ok(search)
+    }
+
+    /// Takes outcomes until the answer is complete (then returns it, once) or `until`
+    /// passes (then None: call again, on this thread or another). `on_hit` sees what each
+    /// file adds to the answer, in order, as soon as its turn comes.
+    pub fn run(&mut self, until: Option<Instant>, on_hit: OnHit) -> Option<Answer> {
+        let shared = self.shared.clone();
+        let (query, root) = (&*shared.query, shared.root.as_path());
+        while !self.assembler.done {
+            let found = match until {
+                None => self.found.recv().ok(),
+                Some(until) => {
+                    match self
+                        .found
+                        .recv_timeout(until.saturating_duration_since(Instant::now()))
+                    {
+                        Ok(found) => Some(found),
+                        Err(RecvTimeoutError::Timeout) => return None,
+                        Err(RecvTimeoutError::Disconnected) => None,
+                    }
                 }
-                let outcome = search_file(query, &path, MAX_FILE_BYTES);
-                if results.send((index, rel, outcome)).is_err() {
+            };
+            let Some((index, rel, outcome)) = found else {
+                break; // every file walked is searched
+            };
+            self.waiting.insert(index, (rel, outcome));
+            let had = self.next;
+            while let Some((rel, outcome)) = self.waiting.remove(&self.next) {
+                self.next += 1;
+                let before = self.assembler.sizes();
+                self.assembler.push(query, root, rel, outcome);
+                if let Some(on_hit) = on_hit {
+                    on_hit(self.assembler.added_since(before));
+                }
+                if self.assembler.done {
                     break;
                 }
-            });
-        }
-        drop(results);
-        let mut waiting = BTreeMap::new();
-        let mut next = 0;
-        for (index, rel, outcome) in outcomes.iter() {
-            waiting.insert(index, (rel, outcome));
-            let had = next;
-            while let Some((rel, outcome)) = waiting.remove(&next) {
-                next += 1;
-                if assembler.done {
-                    continue;
-                }
-                let before = assembler.sizes();
-                if assembler.push(rel, outcome) {
-                    stop.store(true, Ordering::Relaxed);
-                }
-                if let Some(on_hit) = on_hit {
-                    on_hit(assembler.added_since(before));
-                }
             }
-            if next != had {
-                progress.advance(next);
-            }
-            if assembler.done {
-                if let Some(deliver) = deliver.take() {
-                    deliver(std::mem::take(&mut assembler.answer));
-                }
+            if self.next != had {
+                shared.progress.advance(self.next);
             }
         }
-    });
-    if let Some(deliver) = deliver.take() {
-        deliver(assembler.answer);
+        self.stop();
+        self.assembler.done = true;
+        Some(std::mem::take(&mut self.assembler.answer))
     }
+
+    fn stop(&self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        self.shared.progress.moved.notify_all();
+    }
+}
+
+impl Drop for TreeSearch {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The walker of a `TreeSearch`: wanted files, in order, never more than `ahead` of the
+/// answer.
+fn walk_jobs(shared: &Shared, jobs: mpsc::SyncSender<Job>) {
+    let query = &*shared.query;
+    let stopped = || shared.stopped();
+    let mut index = 0;
+    walk_sorted(&shared.root, |entry, path| {
+        if stopped() {
+            return false;
+        }
+        let rel = entry.rel_str();
+        if entry.kind != Kind::File || !wanted(query, &rel, &entry.name()) {
+            return true;
+        }
+        shared.progress.wait_for_room(index, &stopped);
+        index += 1;
+        jobs.send((index - 1, entry.rel, path.to_path_buf()))
+            .is_ok()
+    });
+}
+
+/// A searcher of a `TreeSearch`: takes the walker's files until there are no more.
+fn search_jobs(
+    shared: &Shared,
+    job_queue: &Mutex<mpsc::Receiver<Job>>,
+    found: &mpsc::Sender<Found>,
+) {
+    loop {
+        let job = job_queue.lock().unwrap().recv();
+        let Ok((index, rel, path)) = job else { break };
+        if shared.stopped() {
+            continue; // drain the queue so the walker is never left blocked
+        }
+        let outcome = search_file(&shared.query, &path, MAX_FILE_BYTES);
+        if found.send((index, rel, outcome)).is_err() {
+            break;
+        }
+    }
+}
+
+/// The answer of an ordered grep over `root` (`TreeSearch`), on this thread.
+pub fn search_tree(
+    query: Arc<Query>,
+    root: &Path,
+    cancel: Arc<AtomicBool>,
+    on_hit: OnHit,
+) -> std::io::Result<Answer> {
+    let mut search = TreeSearch::start(query, root, cancel)?;
+    Ok(search.run(None, on_hit).unwrap_or_default())
 }
 
 /// Limits from which a grep searches the whole tree in parallel and orders the outcomes
@@ -180,13 +247,7 @@ pub const FULL_SCAN_LIMIT: usize = 10_000;
 /// Every wanted file under `root`, walked and searched in parallel; the outcomes sorted
 /// into walk order and assembled. `on_hit` sees files with a match as they are found
 /// (their matching lines, without context).
-pub fn search_all(
-    query: &Query,
-    root: &Path,
-    cancel: &AtomicBool,
-    on_hit: OnHit,
-    deliver: Deliver,
-) {
+pub fn search_all(query: &Query, root: &Path, cancel: &AtomicBool, on_hit: OnHit) -> Answer {
     let found = Mutex::new(Vec::new());
     walk_parallel(root, cancel, |entry, path| {
         let rel = entry.rel_str();
@@ -209,39 +270,30 @@ pub fn search_all(
     });
     let mut found = found.into_inner().unwrap();
     found.sort_unstable_by(|a, b| walk_order(&a.0, &b.0));
-    deliver(assemble(query, root, found));
+    assemble(query, root, found)
 }
 
 /// The answer of a sequential search over `outcomes` (in walk order); `dir` is the
 /// folder the relative paths start from (to read context lines).
 pub fn assemble(query: &Query, dir: &Path, outcomes: Vec<(PathBuf, Outcome)>) -> Answer {
-    let mut assembler = Assembler::new(query, dir);
+    let mut assembler = Assembler::default();
     for (rel, outcome) in outcomes {
-        if assembler.push(rel, outcome) {
+        if assembler.push(query, dir, rel, outcome) {
             break;
         }
     }
     assembler.answer
 }
 
-/// The state of one grep as files come in, in walk order (`_GrepRun` of the Python backend).
-struct Assembler<'a> {
-    query: &'a Query,
-    dir: &'a Path,
+/// The state of one grep as files come in, in walk order (`_GrepRun` of the Python
+/// backend); `dir` is the folder the files' relative paths start from.
+#[derive(Default)]
+struct Assembler {
     answer: Answer,
     done: bool,
 }
 
-impl<'a> Assembler<'a> {
-    fn new(query: &'a Query, dir: &'a Path) -> Self {
-        Self {
-            query,
-            dir,
-            answer: Answer::default(),
-            done: false,
-        }
-    }
-
+impl Assembler {
     /// (lines, files, counts) of the answer so far.
     fn sizes(&self) -> (usize, usize, usize) {
         let a = &self.answer;
@@ -278,13 +330,13 @@ impl<'a> Assembler<'a> {
     }
 
     /// Takes the next file's outcome; true once the search is over (the limit passed).
-    fn push(&mut self, rel: PathBuf, outcome: Outcome) -> bool {
-        self.done = self.take(rel, outcome);
+    fn push(&mut self, query: &Query, dir: &Path, rel: PathBuf, outcome: Outcome) -> bool {
+        self.done = self.take(query, dir, rel, outcome);
         self.done
     }
 
-    fn take(&mut self, rel: PathBuf, outcome: Outcome) -> bool {
-        let (query, answer) = (self.query, &mut self.answer);
+    fn take(&mut self, query: &Query, dir: &Path, rel: PathBuf, outcome: Outcome) -> bool {
+        let answer = &mut self.answer;
         let (hits, count, more) = match outcome {
             Outcome::Unreadable => return false,
             Outcome::Large => {
@@ -328,7 +380,7 @@ impl<'a> Assembler<'a> {
             answer.files_matched += 1;
             let mut hits = hits;
             hits.truncate(taken);
-            let file = self.dir.join(&rel);
+            let file = dir.join(&rel);
             add_lines(&mut answer.lines, query.context, &file, &path, hits);
         }
         answer.truncated
@@ -402,8 +454,8 @@ mod tests {
         assert_eq!(ahead(10_000), MAX_AHEAD);
     }
 
-    fn query(limit: usize, mode: Mode) -> Query {
-        Query {
+    fn query(limit: usize, mode: Mode) -> Arc<Query> {
+        Arc::new(Query {
             matcher: line_matcher("hit").unwrap(),
             mode,
             limit,
@@ -411,7 +463,7 @@ mod tests {
             glob: None,
             extensions: None,
             ascii_literal: true,
-        }
+        })
     }
 
     fn tree(name: &str) -> PathBuf {
@@ -428,13 +480,13 @@ mod tests {
     #[test]
     fn the_ordered_search_stops_where_a_sequential_one_would() {
         let root = tree("ordered");
-        let never = AtomicBool::new(false);
-        let answer = answer_of(search_tree, &query(10, Mode::Content), &root, &never, None);
+        let never = Arc::new(AtomicBool::new(false));
+        let answer = search_tree(query(10, Mode::Content), &root, never.clone(), None).unwrap();
         assert_eq!((answer.matches, answer.files_searched), (10, 4));
         assert!(answer.truncated);
         assert_eq!(answer.lines[0].path, "d0/f00.txt");
         assert_eq!(answer.lines[9].path, "d0/f15.txt");
-        let all = answer_of(search_all, &query(10, Mode::Content), &root, &never, None);
+        let all = search_all(&query(10, Mode::Content), &root, &never, None);
         assert_eq!(all.lines, answer.lines);
         assert_eq!(all.files_searched, answer.files_searched);
         fs::remove_dir_all(root).unwrap();
@@ -443,16 +495,10 @@ mod tests {
     #[test]
     fn hits_stream_in_walk_order_and_add_up_to_the_answer() {
         let root = tree("hits");
-        let never = AtomicBool::new(false);
+        let never = Arc::new(AtomicBool::new(false));
         let seen = Mutex::new(Vec::new());
         let on_hit = |hit: Option<Hit>| seen.lock().unwrap().extend(hit);
-        let answer = answer_of(
-            search_tree,
-            &query(10, Mode::Content),
-            &root,
-            &never,
-            Some(&on_hit),
-        );
+        let answer = search_tree(query(10, Mode::Content), &root, never, Some(&on_hit)).unwrap();
         let streamed: Vec<(String, usize)> = seen
             .into_inner()
             .unwrap()
@@ -471,8 +517,8 @@ mod tests {
     #[test]
     fn files_mode_stops_at_the_file_limit() {
         let root = tree("files");
-        let never = AtomicBool::new(false);
-        let answer = answer_of(search_tree, &query(3, Mode::Files), &root, &never, None);
+        let never = Arc::new(AtomicBool::new(false));
+        let answer = search_tree(query(3, Mode::Files), &root, never, None).unwrap();
         assert_eq!(answer.files, ["d0/f00.txt", "d0/f05.txt", "d0/f10.txt"]);
         assert!(answer.truncated && answer.files_searched == 4);
         fs::remove_dir_all(root).unwrap();

@@ -88,26 +88,32 @@ fn grep_query(
     })
 }
 
-/// The search itself, without the GIL: hands `deliver` the folder paths are relative
-/// to and the answer as soon as it is complete, which may be before this returns (see
-/// `grep_tree::Deliver`).
-fn run_grep<'a>(
-    query: &Query,
+/// The search itself, without the GIL: (the folder paths are relative to, the answer).
+fn run_grep(
+    query: Arc<Query>,
     target: &Path,
-    flag: &AtomicBool,
-    on_batch: Option<Py<PyAny>>,
-    deliver: impl FnOnce(PathBuf, grep::Answer) + 'a,
-) {
-    if target.is_dir() {
-        let dir = target.to_path_buf();
-        let deliver = Box::new(move |answer| deliver(dir, answer));
-        return stream(query, target, flag, on_batch, deliver);
+    flag: Arc<AtomicBool>,
+    batcher: Option<&Batcher>,
+) -> std::io::Result<(PathBuf, grep::Answer)> {
+    if !target.is_dir() {
+        let dir = target.parent().map(Path::to_path_buf).unwrap_or_default();
+        let name = PathBuf::from(target.file_name().unwrap_or_default());
+        let outcome = grep::search_file(&query, target, grep::MAX_EXPLICIT_FILE_BYTES);
+        let answer = grep_tree::assemble(&query, &dir, vec![(name, outcome)]);
+        return Ok((dir, answer));
     }
-    let dir = target.parent().map(Path::to_path_buf).unwrap_or_default();
-    let name = PathBuf::from(target.file_name().unwrap_or_default());
-    let outcome = grep::search_file(query, target, grep::MAX_EXPLICIT_FILE_BYTES);
-    let answer = grep_tree::assemble(query, &dir, vec![(name, outcome)]);
-    deliver(dir, answer);
+    let answer = listening(batcher, |on_hit| {
+        if query.limit >= grep_tree::FULL_SCAN_LIMIT {
+            Ok(grep_tree::search_all(&query, target, &flag, on_hit))
+        } else {
+            grep_tree::search_tree(query.clone(), target, flag.clone(), on_hit)
+        }
+    })?;
+    Ok((target.to_path_buf(), answer))
+}
+
+fn search_error(err: std::io::Error) -> PyErr {
+    PyValueError::new_err(format!("cannot start a search thread: {err}"))
 }
 
 /// grep under `target` (a folder, or one file). `pattern` and `glob` are regexes in
@@ -136,26 +142,29 @@ fn py_grep<'py>(
     on_batch: Option<Py<PyAny>>,
     line_type: Option<Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let query = grep_query(pattern, mode, limit, context, glob, glob_path, extensions)?;
+    let query = Arc::new(grep_query(
+        pattern, mode, limit, context, glob, glob_path, extensions,
+    )?);
     let flag = token_flag(cancel);
-    let mut over = None;
-    py.detach(|| {
-        run_grep(&query, &target, &flag, on_batch, |dir, answer| {
-            over = Some((dir, answer))
-        })
-    });
-    let (dir, answer) = over.expect("a search delivers its answer");
+    let batcher = on_batch.map(Batcher::new);
+    let (dir, answer) = py
+        .detach(|| run_grep(query.clone(), &target, flag, batcher.as_ref()))
+        .map_err(search_error)?;
     answer_dict(py, &dir, query.mode, answer, line_type.as_ref())
 }
 
 /// `grep` on a thread of its own (one of the module's, kept between searches: see
-/// `pool`): returns a `GrepSearch` at once. A bad regex raises ValueError here, before
-/// anything starts. The searching thread takes the GIL only for `on_batch`.
+/// `pool`): returns a `GrepSearch` at once. An ordered search over a folder is first run
+/// on this thread for up to `inline_for` seconds (without the GIL), and is over when
+/// this returns if it ended by then, which spares a short search the hand-over to that
+/// thread and back. A bad regex raises ValueError here, before anything starts. The
+/// searching thread takes the GIL only for `on_batch`.
 #[pyfunction]
 #[pyo3(signature = (target, pattern, mode="content", limit=100, context=0, glob=None,
-    glob_path=false, extensions=None, cancel=None, on_batch=None))]
+    glob_path=false, extensions=None, cancel=None, on_batch=None, inline_for=0.0))]
 #[allow(clippy::too_many_arguments)]
 fn grep_start(
+    py: Python<'_>,
     target: PathBuf,
     pattern: &str,
     mode: &str,
@@ -166,22 +175,40 @@ fn grep_start(
     extensions: Option<Vec<String>>,
     cancel: Option<&CancelToken>,
     on_batch: Option<Py<PyAny>>,
+    inline_for: f64,
 ) -> PyResult<GrepSearch> {
-    let query = grep_query(pattern, mode, limit, context, glob, glob_path, extensions)?;
+    let query = Arc::new(grep_query(
+        pattern, mode, limit, context, glob, glob_path, extensions,
+    )?);
     let flag = token_flag(cancel);
-    let outcome = Arc::new(
-        Outcome::new().map_err(|e| PyValueError::new_err(format!("cannot start a search: {e}")))?,
-    );
+    let outcome = Arc::new(Outcome::new());
     let search = GrepSearch {
         outcome: outcome.clone(),
         mode: query.mode,
     };
+    let batcher = on_batch.map(Batcher::new);
+    if inline_for > 0.0 && target.is_dir() && query.limit < grep_tree::FULL_SCAN_LIMIT {
+        let until = Instant::now() + Duration::from_secs_f64(inline_for);
+        let mut tree = grep_tree::TreeSearch::start(query, &target, flag).map_err(search_error)?;
+        let over =
+            py.detach(|| listening(batcher.as_ref(), |on_hit| tree.run(Some(until), on_hit)));
+        if let Some(answer) = over {
+            outcome.finish((target, answer));
+            return Ok(search);
+        }
+        pool::submit(Box::new(move || {
+            let answer = listening(batcher.as_ref(), |on_hit| tree.run(None, on_hit));
+            outcome.finish((target, answer.unwrap_or_default()));
+        }))
+        .map_err(search_error)?;
+        return Ok(search);
+    }
     pool::submit(Box::new(move || {
-        run_grep(&query, &target, &flag, on_batch, |dir, answer| {
-            outcome.finish((dir, answer))
-        });
+        let over = run_grep(query, &target, flag, batcher.as_ref());
+        // A search thread that cannot start ends the search with what it found: nothing.
+        outcome.finish(over.unwrap_or_else(|_| (target, grep::Answer::default())));
     }))
-    .map_err(|e| PyValueError::new_err(format!("cannot start a search thread: {e}")))?;
+    .map_err(search_error)?;
     Ok(search)
 }
 
@@ -233,12 +260,19 @@ impl GrepSearch {
 /// whatever came in at most `BATCH_INTERVAL` later (or `BATCH_SIZE` hits), checked as
 /// each file is done, on the searching thread (no thread of its own). Hits still
 /// waiting when the search ends are not sent: the answer, which holds them, is next.
-struct Batcher<'a> {
-    callback: &'a Py<PyAny>,
+struct Batcher {
+    callback: Py<PyAny>,
     state: Mutex<(Vec<grep_tree::Hit>, Instant)>,
 }
 
-impl Batcher<'_> {
+impl Batcher {
+    fn new(callback: Py<PyAny>) -> Self {
+        Self {
+            callback,
+            state: Mutex::new((Vec::new(), Instant::now() + FIRST_BATCH_AFTER)),
+        }
+    }
+
     fn take(&self, hit: Option<grep_tree::Hit>) {
         let mut state = self.state.lock().unwrap();
         let (batch, due) = &mut *state;
@@ -259,26 +293,12 @@ impl Batcher<'_> {
     }
 }
 
-fn stream(
-    query: &Query,
-    root: &Path,
-    flag: &AtomicBool,
-    on_batch: Option<Py<PyAny>>,
-    deliver: grep_tree::Deliver,
-) {
-    let search: grep_tree::Search = if query.limit >= grep_tree::FULL_SCAN_LIMIT {
-        grep_tree::search_all
-    } else {
-        grep_tree::search_tree
-    };
-    let Some(callback) = on_batch else {
-        return search(query, root, flag, None, deliver);
-    };
-    let batcher = Batcher {
-        callback: &callback,
-        state: Mutex::new((Vec::new(), Instant::now() + FIRST_BATCH_AFTER)),
-    };
-    search(query, root, flag, Some(&|hit| batcher.take(hit)), deliver)
+/// `run` with what hands a search's hits to `batcher`, if there is one.
+fn listening<R>(batcher: Option<&Batcher>, run: impl FnOnce(grep_tree::OnHit) -> R) -> R {
+    match batcher {
+        Some(batcher) => run(Some(&|hit| batcher.take(hit))),
+        None => run(None),
+    }
 }
 
 fn answer_dict<'py>(

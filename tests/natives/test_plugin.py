@@ -80,7 +80,27 @@ def test_a_cancelled_grep_stops_within_50_ms(tmp_path: Path) -> None:
     assert answer["files_searched"] < 3000
 
 
+def test_a_short_grep_is_answered_without_suspending_the_hook(tmp_path: Path) -> None:
+    event = SearchEvent(kind="grep", params={"pattern": "needle"}, cwd=str(small_tree(tmp_path)))
+    step = plugin.omp_search(event, SimpleNamespace(settings=None))
+    with pytest.raises(StopIteration) as over:  # over in its first step: no loop turn
+        step.send(None)
+    assert len(over.value.value["result"]["lines"]) == 40
+
+
+def test_a_grep_past_its_inline_time_goes_on_on_a_thread_of_its_own(tmp_path: Path) -> None:
+    small_tree(tmp_path, files=3000)
+    whole = native.grep(str(tmp_path), "needle", "count", 5000)
+    started = time.perf_counter()
+    search = native.grep_start(str(tmp_path), "needle", "count", 5000, inline_for=1e-6)
+    assert time.perf_counter() - started < 0.05
+    assert not search.done
+    assert search.wait(10)
+    assert search.result() == whole
+
+
 def test_an_aborted_hook_call_cancels_the_native_walk(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(plugin, "INLINE_S", 0)  # at once on its own thread: the hook waits
     tokens = []
     real = native.CancelToken
 

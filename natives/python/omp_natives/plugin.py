@@ -19,6 +19,11 @@ import omp
 
 SETTING = "search.backend"
 
+INLINE_S = 0.002
+"""How long a grep may run on the event loop's thread before it is handed to a thread of
+the engine's own: a short search is answered without the two hand-overs, and the loop
+is never held longer than this."""
+
 
 def search_backend_status(settings: Any) -> str | None:
     """Why this backend stands aside now, or None when it answers searches."""
@@ -57,14 +62,16 @@ async def omp_search(event: Any, ctx: Any) -> dict[str, Any] | None:
 
 
 async def _in_background(request: Any, token: Any, on_partial: Any) -> dict[str, Any] | None:
-    """The grep on the engine's own thread, which wakes the loop through the search's
-    socket without taking the GIL; the answer is then built here (no worker thread of
-    asyncio's to hand the call to and back)."""
+    """The grep here for up to INLINE_S, then on the engine's own thread, which wakes the
+    loop through the search's socket without taking the GIL; the answer is then built
+    here (no worker thread of asyncio's to hand the call to and back)."""
     import asyncio
 
-    search = request.start(token, on_partial)
+    search = request.start(token, on_partial, INLINE_S)
     if search is None:
         return None
+    if search.done:
+        return request.finish(search)
     loop = asyncio.get_running_loop()
     fd = search.fileno()
     over = loop.create_future()

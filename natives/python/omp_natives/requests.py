@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -102,10 +103,13 @@ def _prepare_find(params: dict[str, Any], cwd: str) -> Run | None:
 def _prepare_grep(params: dict[str, Any], cwd: str) -> GrepRequest | None:
     target = resolve_path(params.get("path") or ".", cwd)
     regex = _line_regex(params)
-    if regex is None or not os.path.exists(target):
+    if regex is None:
+        return None
+    try:
+        folder = stat.S_ISDIR(os.stat(target).st_mode)
+    except (OSError, ValueError):  # missing, unreadable or not a path at all
         return None
     glob, extensions = None, None
-    folder = os.path.isdir(target)
     if folder and params.get("glob"):
         glob = _glob_regex(str(params["glob"]))
         if glob is None:
@@ -144,13 +148,19 @@ class GrepRequest:
             return None  # a regex the Rust engine refuses: Python's engine runs it
         return self.accept(answer)
 
-    def start(self, token: Any, on_batch: Any) -> Any | None:
-        """Start it on a thread of the engine's own: the ``GrepSearch`` (``fileno``
-        readable once over, then ``finish``), or None if declined. ``on_batch`` gets
-        partial results on the way, from that thread."""
+    def start(self, token: Any, on_batch: Any, inline_for: float = 0.0) -> Any | None:
+        """Start it on a thread of the engine's own, after running it here (without the
+        GIL) for up to ``inline_for`` seconds: the ``GrepSearch`` (``done``, or ``fileno``
+        readable once over; then ``finish``), or None if declined. ``on_batch`` gets
+        partial results on the way, from the searching thread."""
         try:
             return load().grep_start(
-                self.target, self.regex, cancel=token, on_batch=on_batch, **self.options
+                self.target,
+                self.regex,
+                cancel=token,
+                on_batch=on_batch,
+                inline_for=inline_for,
+                **self.options,
             )
         except ValueError:
             return None
