@@ -54,26 +54,32 @@ async def run_search(
     if signal.aborted:
         work.close()
         raise _Aborted
+    # An abort cancels this task, where the search runs (no task of its own to start and
+    # wait for); the cancellation reaches the backend hook, whose walk stops.
     loop = asyncio.get_running_loop()
-    task = asyncio.ensure_future(work)
-    aborted = threading.Event()
+    current = asyncio.current_task()
+    state = {"over": False, "cancelled": False}
+
+    def cancel() -> None:  # on the loop: only while the search still runs
+        if not state["over"] and current is not None:
+            state["cancelled"] = True
+            current.cancel()
 
     def on_abort() -> None:  # from whichever thread aborted the run
-        aborted.set()
         stop.set()
         with contextlib.suppress(RuntimeError):  # the loop is closed: the call is long over
-            loop.call_soon_threadsafe(task.cancel)  # reaches the backend hook: its walk stops
+            loop.call_soon_threadsafe(cancel)
 
     signal.add_listener(on_abort)
     try:
-        return await task
+        return await work
     except asyncio.CancelledError:
         stop.set()
-        current = asyncio.current_task()
-        if aborted.is_set() and current is not None and not current.cancelling():
-            raise _Aborted from None
+        if state["cancelled"] and current is not None and current.uncancel() == 0:
+            raise _Aborted from None  # nobody else cancelled this task: only the abort
         raise
     finally:
+        state["over"] = True
         signal.remove_listener(on_abort)
 
 
@@ -170,12 +176,12 @@ class GrepTool(Tool):
         if on_update is not None:
             from omp_tool_search.partial import PartialGrep, partial_root
 
-            cwd = tool_cwd(ctx)
-            prefix = shown_root(partial_root(params.path, cwd), cwd)
-            grouped = params.context > 0
-            feed = PartialGrep(
-                on_update, params.outputMode, lambda a: format_grep(a, prefix, grouped)
-            ).feed
+            def show(partial: GrepAnswer) -> str:  # only once results come before the end
+                cwd = tool_cwd(ctx)
+                prefix = shown_root(partial_root(params.path, cwd), cwd)
+                return format_grep(partial, prefix, params.context > 0)
+
+            feed = PartialGrep(on_update, params.outputMode, show).feed
         try:
             raw = await run_search(ctx, "grep", params.model_dump(), signal, feed)
             answer = coerce_grep(raw)
@@ -216,10 +222,18 @@ def format_grep(answer: GrepAnswer, prefix: str, grouped: bool) -> str:
         return "\n".join(prefix + path for path in answer.files)
     if answer.mode == "count":
         return "\n".join(f"{prefix}{path}:{count}" for path, count in answer.counts)
+    if not grouped:  # the common case, kept to one comprehension: it runs on every grep
+        return "\n".join(
+            [
+                f"{prefix}{line.path}{(sep := ':' if line.match else '-')}{line.line}{sep}"
+                f"{line.text if len(line.text) <= MAX_LINE_CHARS else cut(line.text)}"
+                for line in answer.lines
+            ]
+        )
     out: list[str] = []
     previous: tuple[str, int] | None = None
     for line in answer.lines:
-        if grouped and previous is not None and previous != (line.path, line.line - 1):
+        if previous is not None and previous != (line.path, line.line - 1):
             out.append("--")
         sep = ":" if line.match else "-"
         out.append(f"{prefix}{line.path}{sep}{line.line}{sep}{cut(line.text)}")
