@@ -328,6 +328,21 @@ def test_ctx_search_goes_to_the_first_backend_that_answers(make_session, omp_har
     }
 
 
+def test_ctx_search_of_an_unknown_kind_is_refused_in_one_line(make_session):
+    import asyncio
+
+    from omp.errors import OmpError
+
+    session, _ = make_session([])
+
+    async def scenario():
+        await session.start()
+        return await session.context.search("grepp", pattern="TODO")
+
+    with pytest.raises(OmpError, match="^unknown search kind 'grepp': grep, find or tree$"):
+        asyncio.run(scenario())
+
+
 def test_ctx_search_without_a_backend_says_what_to_install(omp_harness):
     import asyncio
 

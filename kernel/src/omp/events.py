@@ -428,6 +428,9 @@ class UserPythonEvent(Event):
     cwd: str
 
 
+SEARCH_KINDS = ("grep", "find", "tree")
+
+
 class SearchEvent(Event):
     """A grep, find or tree search a tool asks for; ``params`` are the tool's parameters.
     ``on_partial``, when set, takes a grep's results as they are found (a list of
