@@ -60,7 +60,7 @@ def natives_engine(root: str) -> dict[str, Callable[[], str]]:
 
         def call() -> str:
             answer = run(native.CancelToken())
-            return f"{answer['matches']} lines in {answer['files_matched']} files"
+            return f"{answer.matches} lines in {answer.files_matched} files"
 
         return call
 

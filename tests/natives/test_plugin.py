@@ -40,7 +40,7 @@ def test_the_plugin_answers_a_grep(tmp_path: Path) -> None:
     small_tree(tmp_path)
     params = {"pattern": "needle = 3$", "outputMode": "files", "limit": 100}
     answer = search("grep", params, tmp_path)["result"]
-    assert answer["files"] == ["d3/f3.py"]
+    assert answer.files == ["d3/f3.py"]
 
 
 def test_the_setting_forces_the_pure_python_backend(tmp_path: Path) -> None:
@@ -85,7 +85,7 @@ def test_a_short_grep_is_answered_without_suspending_the_hook(tmp_path: Path) ->
     step = plugin.omp_search(event, SimpleNamespace(settings=None))
     with pytest.raises(StopIteration) as over:  # over in its first step: no loop turn
         step.send(None)
-    assert len(over.value.value["result"]["lines"]) == 40
+    assert len(over.value.value["result"].lines) == 40
 
 
 def test_a_grep_past_its_inline_time_goes_on_on_a_thread_of_its_own(tmp_path: Path) -> None:

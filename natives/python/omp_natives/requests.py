@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from omp.tools import resolve_path
-from omp_tool_search.answers import GrepLine
+from omp_tool_search.answers import GrepAnswer, GrepLine
 from omp_tool_search.match import glob_to_regex, type_extensions
 from omp_tool_search.translate import translate
 
@@ -139,7 +139,7 @@ class GrepRequest:
     folder: bool
     options: dict[str, Any]
 
-    def __call__(self, token: Any) -> dict[str, Any] | None:
+    def __call__(self, token: Any) -> GrepAnswer | None:
         try:
             answer = load().grep(
                 self.target, self.regex, cancel=token, line_type=GrepLine, **self.options
@@ -165,11 +165,13 @@ class GrepRequest:
         except ValueError:
             return None
 
-    def finish(self, search: Any) -> dict[str, Any] | None:
+    def finish(self, search: Any) -> GrepAnswer | None:
         """The answer of a search ``start`` began, once it is over."""
         return self.accept(search.result(GrepLine))
 
-    def accept(self, answer: dict[str, Any]) -> dict[str, Any] | None:
+    def accept(self, answer: dict[str, Any]) -> GrepAnswer | None:
+        """The engine's answer as the tools take it (its keys are GrepAnswer's; the
+        lines are GrepLines already, so the tool has nothing to convert)."""
         if not self.folder and (answer["skipped_binary"] or answer["skipped_large"]):
             return None  # the pure-Python backend words these errors
-        return answer
+        return GrepAnswer(**answer)
