@@ -24,18 +24,30 @@ class _Aborted(Exception):
     pass
 
 
+class _NoStop:
+    """Stands for the worker thread's stop event where no worker thread runs."""
+
+    def set(self) -> None:
+        return None
+
+
+_NO_STOP = _NoStop()
+
+
 async def run_search(
     ctx: Any, kind: str, params: dict[str, Any], signal: Any, on_partial: Any = None
 ) -> Any:
     """The backend's answer through ``ctx.search``; _Aborted if the signal fires first.
     A ctx without ``search`` (a tool used outside a session) gets the built-in backend.
     ``on_partial``: see SearchEvent."""
-    stop = threading.Event()
+    stop = _NO_STOP  # the built-in backend's stop, when it runs here in a worker thread
     if getattr(ctx, "search", None) is not None:
         extra = {"on_partial": on_partial} if on_partial is not None else {}
         work = ctx.search(kind, **extra, **params)
     else:
         from omp_tool_search import backend
+
+        stop = threading.Event()
 
         try:
             settings = getattr(ctx, "settings", None)
@@ -85,7 +97,9 @@ async def run_search(
 
 def shown_root(root: str, cwd: str) -> str:
     """How a search root is written in results: relative to cwd when inside it."""
-    rel = os.path.relpath(root, cwd) if root else "."
+    if not root or root == cwd:
+        return ""
+    rel = os.path.relpath(root, cwd)
     if rel == ".":
         return ""
     if rel == ".." or rel.startswith(".." + os.sep):
