@@ -389,11 +389,7 @@ class AgentSession:
     async def search(self, kind: str, params: dict[str, Any], on_partial: Any = None) -> Any:
         if kind not in SEARCH_KINDS:
             raise OmpError(f"unknown search kind {kind!r}: grep, find or tree")
-        # Built without validation (every field is checked above or made here): a tool's
-        # search is on the path of every grep, find and ls.
-        event = SearchEvent.model_construct(
-            kind=kind, params=dict(params), cwd=self.cwd, on_partial=on_partial
-        )
+        event = SearchEvent(kind=kind, params=params, cwd=self.cwd, on_partial=on_partial)
         outcome = await self.call_hook("omp_search", event)
         if outcome is None:
             raise OmpError(
