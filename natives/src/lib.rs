@@ -102,11 +102,11 @@ fn run_grep(
         let answer = grep_tree::assemble(&query, &dir, vec![(name, outcome)]);
         return Ok((dir, answer));
     }
-    let answer = listening(batcher, |on_hit| {
+    let answer = listening(batcher, move |on_hit| {
         if query.limit >= grep_tree::FULL_SCAN_LIMIT {
             Ok(grep_tree::search_all(&query, target, &flag, on_hit))
         } else {
-            grep_tree::search_tree(query.clone(), target, flag.clone(), on_hit)
+            grep_tree::search_tree(query, target, flag, on_hit)
         }
     })?;
     Ok((target.to_path_buf(), answer))

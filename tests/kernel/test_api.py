@@ -339,7 +339,7 @@ def test_ctx_search_of_an_unknown_kind_is_refused_in_one_line(make_session):
         await session.start()
         return await session.context.search("grepp", pattern="TODO")
 
-    with pytest.raises(OmpError, match="^unknown search kind 'grepp': grep, find or tree$"):
+    with pytest.raises(OmpError, match=r"^unknown search kind 'grepp': grep, find or tree$"):
         asyncio.run(scenario())
 
 
