@@ -22,6 +22,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::background::Outcome;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use crate::grep::{Mode, Query};
 
 /// When the first matches are handed to `on_batch`: a search over before then sends
