@@ -1,5 +1,5 @@
 //! The floor under any grep of a tree: the same gitignore-aware parallel walk, threads
-//! and file reading (`grep::read_into`, a reused buffer per thread) as the natives grep,
+//! and file reading (`grep::read_into` into `grep::with_read_buffer`'s buffer) as the natives grep,
 //! and nothing else. Wall and CPU time per round (median and least of `ROUNDS`):
 //!
 //!     cargo run --release --example read_floor -- TREE [ROUNDS]
@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
-use omp_natives::grep::{read_into, MAX_FILE_BYTES};
+use omp_natives::grep::{read_into, with_read_buffer, MAX_FILE_BYTES};
 use omp_natives::walk::{threads, walk_parallel, Kind};
 
 #[cfg(unix)]
@@ -28,10 +28,6 @@ fn cpu_ms() -> f64 {
     0.0
 }
 
-thread_local! {
-    static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
 /// (bytes read, files read) of one walk over `root`.
 fn read_all(root: &Path) -> (u64, u64) {
     let (bytes, files) = (AtomicU64::new(0), AtomicU64::new(0));
@@ -39,7 +35,7 @@ fn read_all(root: &Path) -> (u64, u64) {
         if entry.kind != Kind::File {
             return true;
         }
-        BUFFER.with_borrow_mut(|room| {
+        with_read_buffer(|room| {
             if let Some(Ok(len)) = read_into(path, MAX_FILE_BYTES, room) {
                 bytes.fetch_add(len as u64, Ordering::Relaxed);
                 files.fetch_add(1, Ordering::Relaxed);
