@@ -30,6 +30,33 @@ def test_file_completion_ranks_with_the_natives_matcher(monkeypatch) -> None:
     assert calls == ["main"]
 
 
+def test_file_completion_keeps_the_workspace_list_on_the_natives_side(monkeypatch) -> None:
+    completion = pytest.importorskip("omp_mode_interactive.completion")
+    native, made = omp_natives.load(), []
+    real = native.FuzzyIndex
+
+    def counting(paths):
+        made.append(len(paths))
+        return real(paths)
+
+    monkeypatch.setattr(native, "FuzzyIndex", counting)
+    paths = [f"pkg{i}/module{i}.py" for i in range(500)] + ["src/main.py"]
+
+    class Session:
+        async def search(self, kind, params):
+            return {"root": "/w", "paths": paths, "total": len(paths)}
+
+    files = completion.WorkspaceFiles(Session())
+
+    async def typing() -> list[list[str]]:
+        return [await files.rank(query, 3) for query in ("m", "ma", "mai", "main")]
+
+    ranked = asyncio.run(typing())
+    assert ranked[-1][0] == "src/main.py"
+    assert ranked == [completion.rank_paths(q, paths, 3) for q in ("m", "ma", "mai", "main")]
+    assert made == [len(paths)]  # one index for the four keystrokes
+
+
 def test_renderers_measure_with_unicode_width() -> None:
     width = pytest.importorskip("omp_mode_interactive.render.width")
     # A soft hyphen takes no cell in unicode-width, one in rich's table (the fallback).

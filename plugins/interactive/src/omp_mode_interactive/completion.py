@@ -58,13 +58,38 @@ def rank_paths(query: str, paths: list[str], limit: int) -> list[str]:
     return [path for _score, path in scored[:limit]]
 
 
+def _fuzzy_index(paths: list[str]) -> Any:
+    """The natives module's index over ``paths``, or None without it."""
+    try:
+        from omp_natives import load
+
+        return load().FuzzyIndex(paths)
+    except (ImportError, AttributeError):
+        return None
+
+
 class WorkspaceFiles:
-    """The workspace's paths from ``session.search("find")``, cached for a few seconds."""
+    """The workspace's paths from ``session.search("find")``, cached for a few seconds,
+    and ranked for @file completion."""
 
     def __init__(self, session: Any) -> None:
         self._session = session
         self._paths: list[str] = []
         self._at = 0.0
+        self._index: tuple[list[str], Any] | None = None  # (paths, natives' index of them)
+
+    async def rank(self, query: str, limit: int) -> list[str]:
+        """The best ``limit`` paths for ``query``. With natives the list stays on their
+        side between keystrokes (handing over 20,000 paths took half of each ranking)."""
+        paths = await self.paths()
+        if not query:
+            return rank_paths(query, paths, limit)
+        if self._index is None or self._index[0] is not paths:
+            self._index = (paths, _fuzzy_index(paths))
+        index = self._index[1]
+        if index is None:
+            return rank_paths(query, paths, limit)
+        return [path for path, _score in index.rank(query, limit)]
 
     async def paths(self) -> list[str]:
         if self._paths and time.monotonic() - self._at < FILE_TTL:
@@ -121,7 +146,7 @@ def make_completer(
                     yield completion
                 return
             query = match.group(1)
-            for path in rank_paths(query, await files.paths(), SHOWN):
+            for path in await files.rank(query, SHOWN):
                 yield Completion("@" + path, -len(query) - 1, display=path)
 
     return PromptCompleter()
