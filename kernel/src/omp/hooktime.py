@@ -1,9 +1,11 @@
 """Time limits for plugin handlers, and the user's interrupt that passes through them.
 
 A plain ``def`` handler runs in the calling thread (a thread hop per handler would cost
-more than most handlers do); on the main thread a watchdog thread sends ``SIGALRM``
-once it overruns, and the signal handler raises ``HookTimeout`` inside the blocking
-code. An ``async def`` handler gets an ``asyncio.timeout`` only if it suspends (most
+more than most handlers do); on the main thread it runs under a ``setitimer`` timer
+(two system calls, about 0.5 us), whose ``SIGALRM`` raises ``HookTimeout`` inside the
+blocking code. (A watchdog thread that woke to check the clock cost far more: each time
+it waited for the GIL, every release of the GIL by the main thread paid for waking it.)
+An ``async def`` handler gets an ``asyncio.timeout`` only if it suspends (most
 finish in their first step, and a timer per handler would dominate the dispatch cost).
 A handler waiting for the user in a dialog (``ctx.ui.confirm`` and the others) has its
 clock stopped meanwhile: asking the user is legitimate, and the dialog has its own
@@ -20,7 +22,6 @@ import asyncio
 import contextvars
 import signal
 import threading
-import time
 import types
 from collections.abc import Awaitable, Callable, Coroutine, Generator, Mapping
 from dataclasses import dataclass, field
@@ -199,9 +200,8 @@ class paused_clock:
 # -- plain def handlers ----------------------------------------------------------------
 
 _MAIN_IDENT = threading.main_thread().ident
-_main = {"depth": 0, "token": 0, "deadline": 0.0, "limit": 0.0, "fired": -1}
-"""The plain handler running on the main thread: nesting depth, which call it is, when
-it overruns, and which call the watchdog last fired for."""
+_main = {"depth": 0, "limit": 0.0}
+"""The plain handler running on the main thread: nesting depth, and its time limit."""
 
 
 def in_sync_handler() -> bool:
@@ -214,52 +214,41 @@ def run_sync(limit: float | None, function: Callable[..., T], *args: Any, **kwar
     if threading.get_ident() != _MAIN_IDENT:
         return function(*args, **kwargs)
     state = _main
-    if state["depth"] or limit is None or not _watchdog_ready():
+    if state["depth"] or limit is None or not _alarm_ready():
         state["depth"] += 1
         try:
             return function(*args, **kwargs)
         finally:
             state["depth"] -= 1
-    state["token"] += 1
     state["limit"] = limit
-    state["deadline"] = time.monotonic() + limit
     state["depth"] = 1
+    signal.setitimer(signal.ITIMER_REAL, limit)
     try:
         return function(*args, **kwargs)
     finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
         state["depth"] = 0
-        state["deadline"] = 0.0
 
 
-_watchdog: dict[str, Any] = {}
-WATCH_INTERVAL_S = 0.05
+_alarm: dict[str, bool] = {}
 
 
-def _watchdog_ready() -> bool:
-    """Start the watchdog once; own SIGALRM unless something else already does (then
-    plain handlers run without a time limit rather than take the signal from its owner)."""
-    ready = _watchdog.get("ready")
+def _alarm_ready() -> bool:
+    """Own SIGALRM, once, unless something else already does (then plain handlers run
+    without a time limit rather than take the signal from its owner)."""
+    ready = _alarm.get("ready")
     if ready is None:
-        ready = signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None)
+        ready = hasattr(signal, "setitimer") and signal.getsignal(signal.SIGALRM) in (
+            signal.SIG_DFL,
+            None,
+        )
         if ready:
             signal.signal(signal.SIGALRM, _on_alarm)
-            threading.Thread(target=_watch, name="omp-hook-watchdog", daemon=True).start()
-        _watchdog["ready"] = ready
+        _alarm["ready"] = ready
     return ready
-
-
-def _watch() -> None:
-    state = _main
-    while True:
-        time.sleep(WATCH_INTERVAL_S)
-        deadline = state["deadline"]
-        token = state["token"]
-        if deadline and state["depth"] and time.monotonic() > deadline and state["fired"] != token:
-            state["fired"] = token
-            signal.pthread_kill(_MAIN_IDENT, signal.SIGALRM)
 
 
 def _on_alarm(signum: int, frame: Any) -> None:
     state = _main
-    if state["depth"] and state["fired"] == state["token"] and state["deadline"]:
+    if state["depth"]:  # the timer is armed only while a plain handler runs
         raise HookTimeout(state["limit"])
