@@ -22,10 +22,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use crate::background::Outcome;
+use crate::grep::{Mode, Query};
 
+/// Search threads allocate what others free; mimalloc's per-thread heaps take no lock
+/// for that (see Cargo.toml).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-use crate::grep::{Mode, Query};
 
 /// When the first matches are handed to `on_batch`: a search over before then sends
 /// none (its answer follows at once), a longer one sends what it has found.
