@@ -493,6 +493,24 @@ mod tests {
     }
 
     #[test]
+    fn a_search_run_for_a_while_here_goes_on_to_the_same_answer_on_another_thread() {
+        let root = tree("resumed");
+        let never = Arc::new(AtomicBool::new(false));
+        let whole = search_tree(query(10, Mode::Content), &root, never.clone(), None).unwrap();
+        let mut search = TreeSearch::start(query(10, Mode::Content), &root, never).unwrap();
+        let answer = match search.run(Some(Instant::now()), None) {
+            Some(answer) => answer, // over already: nothing left to hand on
+            None => std::thread::spawn(move || search.run(None, None))
+                .join()
+                .unwrap()
+                .unwrap(),
+        };
+        assert_eq!(answer.lines, whole.lines);
+        assert_eq!((answer.matches, answer.files_searched), (10, 4));
+        fs::remove_dir_all(root).unwrap();
+    }
+
+    #[test]
     fn hits_stream_in_walk_order_and_add_up_to_the_answer() {
         let root = tree("hits");
         let never = Arc::new(AtomicBool::new(false));
