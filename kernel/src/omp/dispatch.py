@@ -88,20 +88,6 @@ def _coerce(result: Any, model: type) -> Any:
     raise TypeError(f"expected a dict or {model.__name__}, got {type(result).__name__}")
 
 
-_ASYNC: dict[Callable[..., Any], bool] = {}
-"""Whether each handler seen is an ``async def`` (asked once per handler)."""
-
-
-def _is_async(function: Callable[..., Any]) -> bool:
-    try:
-        known = _ASYNC.get(function)
-        if known is None:
-            known = _ASYNC[function] = inspect.iscoroutinefunction(function)
-    except TypeError:  # an unhashable callable object
-        return inspect.iscoroutinefunction(function)
-    return known
-
-
 class _Failed(Exception):
     """A handler failed; carries the plugin's error for the combination rule."""
 
@@ -138,7 +124,7 @@ class HookDispatcher:
         limit = self.timeouts.of(hook_name)
         try:
             arguments = {n: kwargs[n] for n in impl.argnames}
-            if _is_async(impl.function):  # making the coroutine cannot block: no timer
+            if inspect.iscoroutinefunction(impl.function):  # making it cannot block: no timer
                 return await settle(limit, impl.function(**arguments))
             result = run_sync(limit, impl.function, **arguments)
             if type(result) is CoroutineType:
