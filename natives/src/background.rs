@@ -1,10 +1,11 @@
-//! The outcome of a search running on one of `pool`'s threads, and how its caller
-//! learns it is over without that thread taking the GIL: the thread stores the answer
-//! and writes a byte to a socket whose other end (`fileno`) an event loop watches. The
-//! caller's thread then builds the Python answer itself. (Calling back into Python from
-//! the searching thread instead meant two wake-ups: the event loop's, then its wait for
-//! the GIL the calling-back thread still held.) The socket is made when `fileno` is
-//! first asked for: a search over before anyone watches needs none.
+//! The outcome of a search `grep_start` began (over already when it returns, if it ended
+//! within its time on the calling thread; else running on one of `pool`'s threads), and
+//! how its caller learns it is over without that thread taking the GIL: the thread stores
+//! the answer and writes a byte to a socket whose other end (`fileno`) an event loop
+//! watches. The caller's thread then builds the Python answer itself. (Calling back into
+//! Python from the searching thread instead meant two wake-ups: the event loop's, then
+//! its wait for the GIL the calling-back thread still held.) The socket is made when
+//! `fileno` is first asked for: a search over before anyone watches needs none.
 
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
