@@ -69,7 +69,9 @@ def test_thirty_scripted_tasks_each_get_one_result_line_with_their_status(batch)
         assert done["turns"] == 2 and done["tokens"]["total"] > 0 and done["error"] is None
         lines = Path(done["session"]).read_text().splitlines()
         session = [json.loads(line) for line in lines]
-        assert session[0]["type"] == "session" and done["session"].endswith(f"ok-{n}/session.jsonl")
+        assert session[0]["type"] == "session" and done["session"].endswith(
+            f"ok-{n}/attempt-1/session.jsonl"
+        )
     for n in range(3):
         assert results[f"bad-{n}"]["status"] == "failed"
         assert "provider exploded" in results[f"bad-{n}"]["error"]
@@ -123,7 +125,7 @@ def test_ctrl_c_cancels_running_tasks_and_says_what_is_left(batch):
     runner = batch.start(
         *argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
     )
-    session = batch.root / "out" / "t1" / "session.jsonl"
+    session = batch.root / "out" / "t1" / "attempt-1" / "session.jsonl"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not session.exists():
         time.sleep(0.05)
@@ -136,6 +138,53 @@ def test_ctrl_c_cancels_running_tasks_and_says_what_is_left(batch):
     assert sorted(r["id"] for r in results) == ["t0", "t1"]
     assert {r["status"] for r in results} == {"cancelled"}
     assert "interrupted: 0 finished, 2 cancelled, 5 left" in stderr
+
+
+def test_ctrl_c_works_when_the_runner_started_with_sigint_ignored(batch):
+    """A background job of a non-interactive shell (``omp batch ... &``) starts with
+    SIGINT ignored; the runner still takes it as Ctrl+C, as print mode does."""
+    tasks = batch.scripted_tasks(3, {"delay": 20, "text": "never"})
+    runner = batch.start(
+        str(tasks),
+        "--out",
+        "out",
+        "--jobs",
+        "1",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    session = batch.root / "out" / "t0" / "attempt-1" / "session.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not session.exists():
+        time.sleep(0.05)
+    assert session.exists()
+    os.kill(runner.pid, signal.SIGINT)
+    try:
+        _, stderr = runner.communicate(timeout=30)
+    finally:
+        runner.kill()
+    assert runner.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert [(r["id"], r["status"]) for r in batch.results()] == [("t0", "cancelled")]
+    assert "interrupted: 0 finished, 1 cancelled, 3 left" in stderr
+
+
+def test_an_id_the_out_folder_uses_is_refused_naming_its_line(batch):
+    ok = {"prompt": "x", "cwd": "work"}
+    for task_id in ("results.jsonl", "Results.JSONL", "attempt-2", ".lock", ".ratelimit",
+                    "..", ".", "a/b", "a\\b", ""):  # fmt: skip
+        tasks = batch.tasks([{"id": "fine", **ok}, {"id": task_id, **ok}], "ids.jsonl")
+        proc = batch.run(str(tasks), "--out", "out")
+        assert proc.returncode == 2, (task_id, proc.stderr)
+        (line,) = proc.stderr.splitlines()
+        assert line.startswith(f"omp: {tasks}:2: "), (task_id, line)
+        assert "id" in line and "Traceback" not in line, line
+        assert not (batch.root / "out" / "results.jsonl").exists()
+    tasks = batch.tasks([{"id": "results.jsonl", **ok}], "ids.jsonl")
+    line = batch.run(str(tasks), "--out", "out").stderr.strip()
+    assert "'results.jsonl' is reserved" in line, line
 
 
 def test_bad_input_is_one_line_and_a_nonzero_exit(batch):
@@ -266,7 +315,7 @@ def test_a_second_runner_on_the_same_folder_is_refused_in_one_line(batch):
         str(tasks), "--out", "out", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     try:
-        session = batch.root / "out" / "t" / "session.jsonl"
+        session = batch.root / "out" / "t" / "attempt-1" / "session.jsonl"
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline and not session.exists():
             time.sleep(0.05)

@@ -109,7 +109,7 @@ def test_a_429_is_retried_with_backoff_and_a_cost_budget_stops_a_priced_model(ba
     results = {r["id"]: r for r in batch.results()}
     retried = results["retried"]
     assert retried["status"] == "done" and retried["answer"] == "after a retry", retried
-    log = (batch.root / "out" / "retried" / "log.txt").read_text()
+    log = (batch.root / "out" / "retried" / "attempt-1" / "log.txt").read_text()
     assert "retrying in" in log and "slow down" in log, log
     pricey = results["pricey"]
     assert pricey["status"] == "budget_exceeded", pricey

@@ -85,7 +85,7 @@ def test_every_task_ran_as_a_ray_task_with_its_own_session(ray_batch):
     for n in range(4):
         assert results[f"r{n}"]["status"] == "done", results[f"r{n}"]
         assert results[f"r{n}"]["answer"] == "read it" and results[f"r{n}"]["turns"] == 2
-        assert (batch.root / "out" / f"r{n}" / "session.jsonl").is_file()
+        assert (batch.root / "out" / f"r{n}" / "attempt-1" / "session.jsonl").is_file()
     assert (batch.root / "crashed-once").exists()  # its first worker died, as with a lost node
     assert results["lost"]["status"] == "done"  # and Ray ran it again
     assert results["bad"]["status"] == "failed"
@@ -99,7 +99,7 @@ def test_requests_to_a_limited_provider_go_through_the_shared_actor(ray_batch):
     for n in range(2):
         assert results[f"limited-{n}"]["status"] == "done", results[f"limited-{n}"]
         assert results[f"limited-{n}"]["answer"] in ("limited 0", "limited 1")
-        log = batch.root / "out" / f"limited-{n}" / "log.txt"
+        log = batch.root / "out" / f"limited-{n}" / "attempt-1" / "log.txt"
         assert not log.exists() or "failed in" not in log.read_text()  # the limiter's hooks
 
 
@@ -149,9 +149,9 @@ def test_ctrl_c_cancels_the_running_ray_tasks_cleanly_and_says_what_is_left(batc
     )
     out = batch.root / "out"
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and len(list(out.glob("*/session.jsonl"))) < 2:
+    while time.monotonic() < deadline and len(list(out.glob("*/attempt-1/session.jsonl"))) < 2:
         time.sleep(0.05)
-    running = sorted(p.parent.name for p in out.glob("*/session.jsonl"))
+    running = sorted(p.parent.parent.name for p in out.glob("*/attempt-1/session.jsonl"))
     assert len(running) == 2
     time.sleep(0.3)
     os.killpg(runner.pid, signal.SIGINT)  # as a terminal's Ctrl+C: the whole group
@@ -164,5 +164,5 @@ def test_ctrl_c_cancels_the_running_ray_tasks_cleanly_and_says_what_is_left(batc
     assert {r["status"] for r in results.values()} == {"cancelled"}
     for task_id in running:  # stopped by the session itself, its file complete
         assert results[task_id]["error"] == "cancelled before it finished", results[task_id]
-        assert results[task_id]["session"].endswith(f"{task_id}/session.jsonl")
+        assert results[task_id]["session"].endswith(f"{task_id}/attempt-1/session.jsonl")
     assert "interrupted: 0 finished, 4 cancelled, 4 left" in stderr

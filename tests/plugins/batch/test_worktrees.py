@@ -79,8 +79,11 @@ def test_worktrees_are_isolated_and_a_missing_ref_fails_alone(batch):
 
 
 def test_a_rerun_after_a_sigkill_mid_task_gets_a_fresh_worktree(batch):
+    """The killed attempt keeps its session, and what its worktree held is kept as a
+    patch next to it before that worktree is removed."""
     repo = _repo(batch)
-    slow = batch.script({"delay": 30, "text": "never"})
+    call = {"name": "write", "arguments": {"path": "shared.txt", "content": "half\n"}}
+    slow = batch.script({"tool_calls": [call]}, {"delay": 30, "text": "never"})
     task = {
         "id": "a",
         "prompt": "x",
@@ -91,21 +94,33 @@ def test_a_rerun_after_a_sigkill_mid_task_gets_a_fresh_worktree(batch):
     runner = batch.start(
         str(tasks), "--out", "out", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    session = batch.root / "out" / "a" / "session.jsonl"
+    first = batch.root / "out" / "a" / "attempt-1"
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not session.exists():
+    while time.monotonic() < deadline and b"toolResult" not in _read(first / "session.jsonl"):
         time.sleep(0.05)
     os.kill(runner.pid, signal.SIGKILL)  # the worker goes with it; git keeps its worktree
     runner.wait()
-    assert session.exists()
+    kept = (first / "session.jsonl").read_bytes()
+    assert (first / "worktree" / "shared.txt").read_text() == "half\n"
 
     tasks = batch.tasks([{**task, "flags": {"script": _writer(batch, "a")}}])
     proc = batch.run(str(tasks), "--out", "out")
     assert proc.returncode == 0, proc.stderr
     (result,) = batch.results()
     assert result["status"] == "done" and "-v2\n+a\n" in result["diff"], result
+    assert result["attempt"] == 2 and result["earlier_attempts"] == [str(first / "session.jsonl")]
+    assert (first / "session.jsonl").read_bytes() == kept
+    assert "-v2\n+half\n" in (first / "worktree.diff").read_text()
+    assert not (first / "worktree").exists()
     listed = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True)
     assert len(listed.stdout.splitlines()) == 1
+
+
+def _read(path):
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return b""
 
 
 def test_a_repository_url_is_cloned_at_any_branch_or_tag_it_has(batch):

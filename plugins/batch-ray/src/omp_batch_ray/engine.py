@@ -19,6 +19,7 @@ from typing import Any
 
 from omp.errors import OmpError, UsageError
 from omp_batch.engine import EngineOptions, Interrupted, Report
+from omp_batch.layout import last_number, lost_result
 from omp_batch.ratelimit import Limit, limit_for, reserve, spend
 from omp_batch.session_run import Job, execute
 
@@ -87,17 +88,14 @@ class RayLimiter:
         await self.actor.debit.remote(provider, tokens)
 
 
-def _failure(task_id: str, status: str, error: str) -> dict[str, Any]:
-    return {"id": task_id, "status": status, "answer": None, "turns": 0, "tokens": None,
-            "cost": 0.0, "wall_time": 0.0, "error": error}  # fmt: skip
-
-
 class RayEngine:
     name = "ray"
 
     def __init__(self, options: EngineOptions) -> None:
         self.options = options
         self._started_here = False
+        self._since: dict[str, tuple[int, float]] = {}
+        """Per task id: its newest attempt number before submission, and when."""
 
     def _ray(self) -> Any:
         if self.options.address:
@@ -140,6 +138,9 @@ class RayEngine:
         return ray.remote(_run_task).options(**options).remote(task.to_dict(), job)
 
     def run(self, tasks: list[Any], job: Job, report: Report) -> None:
+        import time
+        from pathlib import Path
+
         ray = self._ray()
         try:
             ids: dict[Any, str] = {}
@@ -147,33 +148,47 @@ class RayEngine:
             for task in tasks:
                 short = _shortfall(task.resources, nodes) if nodes is not None else None
                 if short:
-                    report("finished", _failure(task.id, "failed", short))
+                    report("finished", lost_result(job.out, task.id, "failed", short))
                     continue
+                since = last_number(Path(job.out) / task.id)
                 ids[self._submit(ray, task, job)] = task.id
+                self._since[task.id] = (since, time.monotonic())
                 report("started", task.id)
             pending = list(ids)
             try:
                 while pending:
                     ready, pending = ray.wait(pending, num_returns=1, timeout=1.0)
                     for ref in ready:
-                        report("finished", self._result(ray, ref, ids[ref]))
+                        report("finished", self._result(ray, ref, ids[ref], job))
             except KeyboardInterrupt:
-                self._cancel(ray, pending, ids, report)
+                self._cancel(ray, pending, ids, report, job)
                 raise Interrupted() from None
         finally:
             if self._started_here:
                 ray.shutdown()
 
-    def _result(self, ray: Any, ref: Any, task_id: str) -> dict[str, Any]:
+    def _lost(self, job: Job, task_id: str, status: str, error: str) -> dict[str, Any]:
+        """A task Ray lost or killed: the time since it was submitted and what its
+        session file holds (where this machine sees the out folder)."""
+        import time
+
+        since, submitted = self._since.get(task_id, (0, time.monotonic()))
+        elapsed = time.monotonic() - submitted
+        return lost_result(job.out, task_id, status, error, since=since, elapsed=elapsed)
+
+    def _result(self, ray: Any, ref: Any, task_id: str, job: Job) -> dict[str, Any]:
         try:
             return ray.get(ref)
         except ray.exceptions.TaskCancelledError:
-            return _failure(task_id, "cancelled", "cancelled")
+            return self._lost(job, task_id, "cancelled", "cancelled")
         except ray.exceptions.RayError as exc:
             reason = " ".join(str(exc).split())[:500]
-            return _failure(task_id, "failed", f"lost by Ray: {type(exc).__name__}: {reason}")
+            error = f"lost by Ray: {type(exc).__name__}: {reason}"
+            return self._lost(job, task_id, "failed", error)
 
-    def _cancel(self, ray: Any, pending: list[Any], ids: dict[Any, str], report: Report) -> None:
+    def _cancel(
+        self, ray: Any, pending: list[Any], ids: dict[Any, str], report: Report, job: Job
+    ) -> None:
         for ref in pending:
             ray.cancel(ref)
         try:
@@ -181,13 +196,13 @@ class RayEngine:
         except KeyboardInterrupt:
             ready, left = [], pending
         for ref in ready:
-            result = self._result(ray, ref, ids[ref])
+            result = self._result(ray, ref, ids[ref], job)
             if result["status"] == "failed" and "lost by Ray" in str(result["error"]):
-                result = _failure(ids[ref], "cancelled", "cancelled")
+                result = self._lost(job, ids[ref], "cancelled", "cancelled")
             report("finished", result)
         for ref in left:
             ray.cancel(ref, force=True)
-            report("finished", _failure(ids[ref], "cancelled", "cancelled (killed)"))
+            report("finished", self._lost(job, ids[ref], "cancelled", "cancelled (killed)"))
 
 
 def _reachable(address: str) -> None:

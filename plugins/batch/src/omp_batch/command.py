@@ -4,7 +4,11 @@ one result line each in DIR/results.jsonl."""
 from __future__ import annotations
 
 import os
+import signal
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,8 +24,9 @@ usage: omp batch TASKS.jsonl --out DIR [--engine local|ray] [--jobs N] [--addres
 
 Each line of TASKS.jsonl is a task: {"id", "prompt" | "prompts", "cwd" | "repo" + "ref",
 "model", "thinking", "tools", "plugins", "settings", "flags", "budget": {"time", "turns",
-"cost", "tokens"}, "resources"}. Each runs as its own session (DIR/<id>/session.jsonl)
-and appends one line to DIR/results.jsonl. A re-run skips the tasks already done;
+"cost", "tokens"}, "resources"}. Each run of a task is its own session, in a new
+DIR/<id>/attempt-N/session.jsonl (earlier attempts are kept), and appends one line to
+DIR/results.jsonl. A re-run skips the tasks already done;
 --retry-failed runs the failed, timed-out and over-budget ones again. Plugin flags
 (--script FILE, ...) apply to every task. Engines: local (worker processes, --jobs N,
 the default) and ray (omp-batch-ray: --address ADDR, else a local Ray instance).
@@ -123,6 +128,7 @@ def run(args: list[str], runtime: Any) -> int:
         print(USAGE, end="")
         return 0
     from omp_batch.engine import Interrupted, load_engine
+    from omp_batch.layout import RESULTS
     from omp_batch.progress import make_progress
     from omp_batch.ratelimit import limits_from_settings
     from omp_batch.results import ResultLog, to_run
@@ -134,7 +140,7 @@ def run(args: list[str], runtime: Any) -> int:
     engine = load_engine(parsed.engine, parsed.options)
     parsed.out.mkdir(parents=True, exist_ok=True)
     lock = _lock(parsed.out)
-    log = ResultLog(parsed.out / "results.jsonl")
+    log = ResultLog(parsed.out / RESULTS)
     ids = to_run([t.id for t in tasks], log.latest(), parsed.retry_failed)
     pending = [t for t in tasks if t.id in set(ids)]
     job = Job(
@@ -158,8 +164,9 @@ def run(args: list[str], runtime: Any) -> int:
 
     started = time.perf_counter()
     try:
-        if pending:
-            engine.run(pending, job, report)
+        with _ctrl_c_interrupts():
+            if pending:
+                engine.run(pending, job, report)
     except Interrupted:
         progress.close()
         unfinished = (None, "cancelled")
@@ -176,12 +183,30 @@ def run(args: list[str], runtime: Any) -> int:
     return 0 if all(s == "done" for s in statuses) else 1
 
 
+@contextmanager
+def _ctrl_c_interrupts() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt while the engine runs, whatever disposition the
+    runner inherited: a background job of a non-interactive shell starts with SIGINT
+    ignored, and Python then leaves it ignored (print mode sets its handler the same
+    way, ``omp.signals``). Worker processes set their own."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _lock(out: Path) -> int:
     """One runner per DIR: a second one would run the same tasks twice. A POSIX record
     lock, which forked workers do not inherit: it ends with the runner itself."""
     import fcntl
 
-    fd = os.open(out / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    from omp_batch.layout import LOCK
+
+    fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from omp_batch.engine import EngineOptions, Interrupted, Report
+from omp_batch.layout import RATE_LIMIT, last_number, lost_result
 from omp_batch.session_run import Job, execute
 
 CANCEL_GRACE_S = 30.0
@@ -72,11 +73,8 @@ class _Worker:
     deadline: float | None = None
     budget: float | None = None
     began: float = 0.0
-
-
-def _synthetic(task_id: str, status: str, error: str) -> dict[str, Any]:
-    return {"id": task_id, "status": status, "answer": None, "turns": 0, "tokens": None,
-            "cost": 0.0, "wall_time": 0.0, "error": error}  # fmt: skip
+    since: int = 0
+    """The task's newest attempt number before this worker took it."""
 
 
 class LocalEngine:
@@ -88,7 +86,7 @@ class LocalEngine:
     def limiter(self, job: Job, limits: dict[str, Any]) -> Any:
         from omp_batch.ratelimit import FileLimiter
 
-        return FileLimiter(str(Path(job.out) / ".ratelimit"), limits) if limits else None
+        return FileLimiter(str(Path(job.out) / RATE_LIMIT), limits) if limits else None
 
     def run(self, tasks: list[Any], job: Job, report: Report) -> None:
         for module in ("omp.bootstrap", "omp.modes", "omp.runtime"):
@@ -116,6 +114,7 @@ class LocalEngine:
                 while idle and queue:
                     worker, task = idle.pop(), queue.popleft()
                     budget = task.budget.time
+                    worker.since = last_number(Path(job.out) / task.id)
                     worker.task_id, worker.budget, worker.began = task.id, budget, time.monotonic()
                     worker.deadline = worker.began + budget + KILL_GRACE_S if budget else None
                     worker.conn.send(task.to_dict())
@@ -123,18 +122,18 @@ class LocalEngine:
                     report("started", task.id)
                 for conn in wait(list(busy), timeout=1.0):
                     worker = busy.pop(conn)  # type: ignore[index]
-                    report("finished", self._receive(worker))
+                    report("finished", self._receive(worker, job))
                     if worker.process.is_alive():
                         idle.append(worker)
                     elif queue:
                         idle.append(spawn())
                 for worker in self._overdue(busy):
-                    report("finished", self._kill(worker))
+                    report("finished", self._kill(worker, job))
                     if queue:
                         idle.append(spawn())
         except KeyboardInterrupt:
             queue.clear()
-            self._cancel(busy, report)
+            self._cancel(busy, report, job)
             raise Interrupted() from None
         finally:
             self._stop(workers)
@@ -147,31 +146,37 @@ class LocalEngine:
             del busy[worker.conn]
         return late
 
-    def _kill(self, worker: _Worker) -> dict[str, Any]:
+    def _kill(self, worker: _Worker, job: Job) -> dict[str, Any]:
         worker.process.kill()
         worker.process.join(5.0)
         worker.conn.close()
         spent = time.monotonic() - worker.began
-        result = _synthetic(
-            str(worker.task_id),
+        return self._lost(
+            worker,
+            job,
             "timed_out",
             f"time budget of {worker.budget:g} s spent; the session did not stop by itself "
             f"(something blocked it), so its worker was killed after {spent:.0f} s",
         )
-        result["wall_time"] = round(spent, 4)
-        return result
 
-    def _receive(self, worker: _Worker) -> dict[str, Any]:
-        task_id = str(worker.task_id)
+    def _receive(self, worker: _Worker, job: Job) -> dict[str, Any]:
         try:
             return worker.conn.recv()
         except (EOFError, OSError):
             worker.process.join(1.0)
             code = worker.process.exitcode
             how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-            return _synthetic(task_id, "failed", f"its worker process died ({how})")
+            return self._lost(worker, job, "failed", f"its worker process died ({how})")
 
-    def _cancel(self, busy: dict[Connection, _Worker], report: Report) -> None:
+    def _lost(self, worker: _Worker, job: Job, status: str, error: str) -> dict[str, Any]:
+        """The result of a task whose worker ended without answering: the time from
+        its start until now, and the turns its session file holds."""
+        elapsed = time.monotonic() - worker.began
+        return lost_result(
+            job.out, str(worker.task_id), status, error, since=worker.since, elapsed=elapsed
+        )
+
+    def _cancel(self, busy: dict[Connection, _Worker], report: Report, job: Job) -> None:
         """SIGTERM each running task's worker and wait for its cancelled result; a
         second Ctrl+C (or the grace period) kills them."""
         for worker in busy.values():
@@ -182,15 +187,15 @@ class LocalEngine:
             while busy and time.monotonic() < deadline:
                 for conn in wait(list(busy), timeout=0.5):
                     worker = busy.pop(conn)  # type: ignore[index]
-                    result = self._receive(worker)
+                    result = self._receive(worker, job)
                     if result["status"] == "failed" and "died" in str(result["error"]):
-                        result = _synthetic(str(worker.task_id), "cancelled", "cancelled")
+                        result = self._lost(worker, job, "cancelled", "cancelled")
                     report("finished", result)
         except KeyboardInterrupt:
             pass
         for worker in busy.values():
             worker.process.kill()
-            report("finished", _synthetic(str(worker.task_id), "cancelled", "cancelled (killed)"))
+            report("finished", self._lost(worker, job, "cancelled", "cancelled (killed)"))
         busy.clear()
 
     def _stop(self, workers: list[_Worker]) -> None:

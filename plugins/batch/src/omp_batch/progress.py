@@ -10,6 +10,8 @@ import time
 from collections import Counter
 from typing import Any
 
+from omp_batch.layout import attempt_name
+
 
 class Progress:
     """Plain lines on stderr, one per finished task, and the totals so far."""
@@ -44,10 +46,11 @@ class Progress:
 
     def show(self, result: dict[str, Any]) -> None:
         error = f": {result['error']}" if result.get("error") else ""
+        note = attempt_note(result)
         self.say(
             f"[{self.done_count}/{self.total}] {result['id']} {result['status']} in "
             f"{result.get('wall_time', 0):.1f} s ({result.get('turns', 0)} turns, "
-            f"${result.get('cost') or 0:.4f}){error}"
+            f"${result.get('cost') or 0:.4f}{'; ' + note if note else ''}){error}"
         )
 
     def close(self) -> None:
@@ -160,7 +163,9 @@ class RichProgress(Progress):
     def show(self, result: dict[str, Any]) -> None:
         if result["status"] != "done":
             # Errors are arbitrary text (a provider's message): never rich markup.
-            line = f"{result['id']}: {result['status']}: {result['error']}"
+            note = attempt_note(result)
+            note = f" ({note})" if note else ""
+            line = f"{result['id']}: {result['status']}{note}: {result['error']}"
             self._bar().console.print(line, markup=False, highlight=False)
         self._refresh()
 
@@ -168,6 +173,17 @@ class RichProgress(Progress):
         if self._live is not None:
             self._live.stop()
             self._live = None
+
+
+def attempt_note(result: dict[str, Any]) -> str:
+    """``"attempt 3, earlier: attempt-1, attempt-2"`` for a task run before (its
+    earlier sessions are kept, their paths in the result line), else ``""``."""
+    earlier = result.get("earlier_attempts") or []
+    if not earlier:
+        return ""
+    names = ", ".join(attempt_name(path) for path in earlier)
+    number = result.get("attempt")
+    return f"attempt {number}, earlier: {names}" if number else f"earlier: {names}"
 
 
 def make_progress(as_json: bool, total: int, skipped: int) -> Progress:

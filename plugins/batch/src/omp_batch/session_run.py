@@ -1,13 +1,13 @@
 """One task, run where an engine put it (a worker process, a Ray worker): a fresh
 runtime and session built as the CLI builds them (the same plugins and hooks), its
-session file under DIR/<id>/, its budget watched, and one result dict at the end."""
+session file in a new attempt folder DIR/<id>/attempt-N/ (``omp_batch.layout``), its
+budget watched, and one result dict at the end."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +15,16 @@ from typing import Any
 
 from omp.errors import OmpError
 
+from omp_batch.layout import (
+    LOG,
+    SESSION,
+    WORKTREE,
+    WORKTREE_PATCH,
+    Attempt,
+    attempt_fields,
+    earlier_folders,
+    new_attempt,
+)
 from omp_batch.tasks import Task
 
 
@@ -78,10 +88,7 @@ def execute(task_data: dict[str, Any], job: Job, cancel: Any = None) -> dict[str
 async def run_task(task: Task, job: Job, cancel: Any = None) -> dict[str, Any]:
     started = time.time()
     clock = time.perf_counter()
-    folder = Path(job.out) / task.id
-    if folder.exists():
-        shutil.rmtree(folder, ignore_errors=True)  # an earlier attempt's leftovers
-    folder.mkdir(parents=True, exist_ok=True)
+    task_dir = Path(job.out) / task.id
     result: dict[str, Any] = {
         "id": task.id,
         "status": "failed",
@@ -91,18 +98,24 @@ async def run_task(task: Task, job: Job, cancel: Any = None) -> dict[str, Any]:
         "cost": 0.0,
         "wall_time": 0.0,
         "error": None,
-        "session": str(folder / "session.jsonl"),
+        "attempt": None,
+        "session": None,
+        "earlier_attempts": [],
         "started": started,
     }
     worktree = None
     try:
+        attempt = _new_attempt(task_dir)
+        result.update(attempt_fields(task_dir, attempt))
         if task.repo:
             from omp_batch import worktree as wt
 
-            worktree = await asyncio.to_thread(wt.create, task.repo, task.ref, folder / "worktree")
+            await asyncio.to_thread(_retire_worktrees, task, job, task_dir, attempt.number)
+            target = attempt.folder / WORKTREE
+            worktree = await asyncio.to_thread(wt.create, task.repo, task.ref, target)
             result["worktree"] = str(worktree)
         cwd = worktree or Path(task.cwd or job.cwd)
-        await _session(task, job, cwd, folder, result, cancel)
+        await _session(task, job, cwd, attempt.folder, result, cancel)
     except Cancelled:
         result.update(status="cancelled", error="cancelled before it finished")
     except OmpError as exc:
@@ -115,6 +128,27 @@ async def run_task(task: Task, job: Job, cancel: Any = None) -> dict[str, Any]:
             await asyncio.to_thread(_finish_worktree, task, job, worktree, result)
     result["wall_time"] = round(time.perf_counter() - clock, 4)
     return result
+
+
+def _new_attempt(task_dir: Path) -> Attempt:
+    try:
+        return new_attempt(task_dir)
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise OmpError(f"cannot make an attempt folder in {task_dir}: {reason}") from None
+
+
+def _retire_worktrees(task: Task, job: Job, task_dir: Path, number: int) -> None:
+    """Worktrees an earlier attempt left behind (its runner was killed): their changes
+    are kept as ``attempt-N/worktree.diff``, the worktrees themselves removed unless
+    ``--keep-worktrees``, so git's list holds no stale entries."""
+    from omp_batch import worktree as wt
+
+    if job.keep_worktrees:
+        return
+    for folder in earlier_folders(task_dir, number):
+        if (folder / WORKTREE).is_dir():
+            wt.retire(str(task.repo), folder / WORKTREE, folder / WORKTREE_PATCH)
 
 
 def _finish_worktree(task: Task, job: Job, worktree: Path, result: dict[str, Any]) -> None:
@@ -183,14 +217,14 @@ async def _session(
         model=task.model,
         thinking=task.thinking,
         tools=task.tools,
-        session_path=str(folder / "session.jsonl"),
+        session_path=str(folder / SESSION),
         flags=_flags(runtime, task, job),
         mode_name="batch",
     )
     session = open_session(runtime, options)
     watch = _Watch(session, task)
     session.subscribe(watch)
-    session.subscribe(_EventLog(folder / "log.txt"))
+    session.subscribe(_EventLog(folder / LOG))
     loop = asyncio.get_running_loop()
     timer = None
     if task.budget.time:
@@ -230,8 +264,8 @@ async def _poll_cancel(cancel: Any, watch: _Watch) -> None:
 
 
 class _EventLog:
-    """DIR/<id>/log.txt: what print mode would have said on stderr (notices, plugin
-    errors, retries), so a failed task can be understood afterwards."""
+    """DIR/<id>/attempt-N/log.txt: what print mode would have said on stderr (notices,
+    plugin errors, retries), so a failed task can be understood afterwards."""
 
     def __init__(self, path: Path) -> None:
         self.path = path

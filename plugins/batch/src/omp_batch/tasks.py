@@ -1,6 +1,7 @@
 """The tasks file: one JSON object per line, each an independent session to run.
 
-Keys: ``id`` (required; a string or integer usable as a folder name), ``prompt`` or
+Keys: ``id`` (required; a string or integer usable as a folder name, none that the out
+folder itself uses: ``omp_batch.layout``), ``prompt`` or
 ``prompts`` (required), ``cwd`` or ``repo`` (+ ``ref``, default HEAD: a fresh git
 worktree), and optionally ``model``, ``thinking``, ``tools``, ``plugins`` (extension
 files or folders to load), ``settings`` (merged over the user's), ``flags`` (plugin
@@ -19,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from omp.errors import UsageError
+
+from omp_batch.layout import RESERVED, is_attempt_name
 
 KEYS = {
     "id",
@@ -120,8 +123,7 @@ def _task(data: Any, base: Path) -> Task:
         task_id = str(task_id)
     if not isinstance(task_id, str) or not task_id:
         raise _Bad("missing 'id' (a string or integer)")
-    if not _SAFE_ID.fullmatch(task_id):
-        raise _Bad(f"id {task_id!r} is not usable as a folder name (letters, digits, . _ -)")
+    _check_id(task_id)
     return Task(
         id=task_id,
         prompts=_prompts(data),
@@ -137,6 +139,21 @@ def _task(data: Any, base: Path) -> Task:
         budget=_budget(data.get("budget")),
         resources=_resources(data.get("resources")),
     )
+
+
+def _check_id(task_id: str) -> None:
+    """An id names the task's folder in the out folder: never a name the batch itself
+    uses there (compared case-blind, for case-insensitive file systems)."""
+    if task_id.casefold() in RESERVED or is_attempt_name(task_id):
+        raise _Bad(
+            f"id {task_id!r} is reserved (the out folder uses {', '.join(sorted(RESERVED))} "
+            "and attempt-N folders); choose another id"
+        )
+    if not _SAFE_ID.fullmatch(task_id):
+        raise _Bad(
+            f"id {task_id!r} is not usable as a folder name: 1 to 128 letters, digits, "
+            "'.', '_' or '-', starting with a letter or digit"
+        )
 
 
 def _prompts(data: dict[str, Any]) -> list[str]:

@@ -48,8 +48,8 @@ def create(repo: str, ref: str, target: Path) -> Path:
         raise OmpError(f"repo {repo} is not a directory")
     _git("rev-parse", "--git-dir", cwd=Path(repo))
     commit = _commit(Path(repo), ref, repo)
-    # A runner killed mid-task leaves git's record of a worktree whose folder the
-    # re-run has cleared: forget it, or `worktree add` refuses the path.
+    # A worktree removed by hand leaves git's record of it: forget it, or
+    # `worktree add` may refuse a path it still knows.
     _git("worktree", "prune", cwd=Path(repo))
     _git("worktree", "add", "--detach", "--quiet", str(target), commit, cwd=Path(repo))
     return target
@@ -77,6 +77,16 @@ def diff(worktree: Path) -> str:
     included (marked intent-to-add first, so they show as additions)."""
     _git("add", "--all", "--intent-to-add", cwd=worktree)
     return _git("diff", "--binary", "HEAD", cwd=worktree)
+
+
+def retire(repo: str, worktree: Path, patch: Path) -> None:
+    """Keep what a worktree left by a killed run holds as a patch file, then remove
+    the worktree; never fails the task that found it."""
+    try:
+        patch.write_text(diff(worktree), encoding="utf-8")
+    except (OmpError, OSError):
+        pass
+    remove(repo, worktree)
 
 
 def remove(repo: str, worktree: Path) -> None:
