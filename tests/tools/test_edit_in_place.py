@@ -1,26 +1,38 @@
-"""``write`` and ``edit`` write into an existing file: its inode, hard links, mode and
-owner survive, a read-only file is refused, and a failed write leaves the old bytes."""
+"""``write`` and ``edit`` replace an existing file atomically (a new inode, renamed over
+it) keeping its mode, owner and extended attributes and writing through a symlink; a
+hard-linked file is written in place (its links see the change) with a recovery copy
+kept meanwhile; a read-only file is refused, and a failed write leaves the old bytes."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from omp import atomic_write
 from omp.abort import AbortSignal
 from omp.artifacts import FileLedger
 from omp.tools import ToolResult
-from omp_tool_edit import fileio
 from omp_tool_edit.edit import EditParams, EditTool
 from omp_tool_edit.write import WriteParams, WriteTool
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX inodes and modes")
 
 OLD = b"header\n" + b"alpha\nbeta\ngamma\n" * 50
+
+
+@pytest.fixture(autouse=True)
+def agent_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where recovery copies go: never the real home."""
+    folder = tmp_path_factory.mktemp("agent")
+    monkeypatch.setenv("OMP_CODING_AGENT_DIR", str(folder))
+    return folder
 
 
 @pytest.fixture
@@ -61,11 +73,59 @@ def expected(tool: str) -> bytes:
     return OLD.replace(b"header", b"HEADER")
 
 
+def linked(path: Path) -> Path:
+    twin = path.with_name("twin.txt")
+    os.link(path, twin)
+    return twin
+
+
 @pytest.mark.parametrize("tool", ["write", "edit"])
-def test_inode_hard_link_and_mode_are_kept(tool: str, ctx: Any, tmp_path: Path) -> None:
+def test_a_single_link_file_is_replaced_keeping_its_mode(
+    tool: str, ctx: Any, tmp_path: Path
+) -> None:
+    target = existing(ctx, tmp_path / "f.txt", 0o640)
+    before = target.stat()
+    result = change(tool, ctx, "f.txt")
+    assert not result.is_error, text_of(result)
+    after = target.stat()
+    assert after.st_ino != before.st_ino
+    assert after.st_mode & 0o7777 == 0o640
+    assert target.read_bytes() == expected(tool)
+    assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
+
+
+@pytest.mark.skipif(not hasattr(os, "setxattr"), reason="extended attributes are Linux's")
+@pytest.mark.parametrize("tool", ["write", "edit"])
+def test_extended_attributes_are_kept(tool: str, ctx: Any, tmp_path: Path) -> None:
     target = existing(ctx, tmp_path / "f.txt")
-    twin = tmp_path / "twin.txt"
-    os.link(target, twin)
+    try:
+        os.setxattr(target, "user.origin", b"downloaded")
+    except OSError as exc:
+        pytest.skip(f"this file system has no user extended attributes ({exc.strerror})")
+    assert not change(tool, ctx, "f.txt").is_error
+    assert os.getxattr(target, "user.origin") == b"downloaded"
+    assert target.read_bytes() == expected(tool)
+
+
+@pytest.mark.parametrize("tool", ["write", "edit"])
+def test_a_symlink_is_written_through_and_stays_a_link(tool: str, ctx: Any, tmp_path: Path) -> None:
+    real = existing(ctx, tmp_path / "real.txt", 0o600)
+    link = tmp_path / "link.txt"
+    link.symlink_to("real.txt")
+    ctx.file_reads.record(link)
+    assert not change(tool, ctx, "link.txt").is_error
+    assert link.is_symlink() and os.readlink(link) == "real.txt"
+    assert real.read_bytes() == expected(tool)
+    assert real.stat().st_mode & 0o7777 == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.txt", "real.txt"]
+
+
+@pytest.mark.parametrize("tool", ["write", "edit"])
+def test_a_hard_linked_file_keeps_its_inode_and_links(
+    tool: str, ctx: Any, tmp_path: Path, agent_dir: Path
+) -> None:
+    target = existing(ctx, tmp_path / "f.txt")
+    twin = linked(target)
     before = target.stat()
     result = change(tool, ctx, "f.txt")
     assert not result.is_error, text_of(result)
@@ -75,6 +135,7 @@ def test_inode_hard_link_and_mode_are_kept(tool: str, ctx: Any, tmp_path: Path) 
     assert after.st_nlink == 2
     assert target.read_bytes() == twin.read_bytes() == expected(tool)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt", "twin.txt"]
+    assert list((agent_dir / "recovery").iterdir()) == []  # dropped once written
 
 
 @pytest.mark.skipif(
@@ -114,7 +175,7 @@ def test_new_file_is_still_created(ctx: Any, tmp_path: Path) -> None:
 
 def fail_mid_write(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     """The first write puts half its bytes into the file, then the disk is full."""
-    real = fileio._write_all
+    real = atomic_write._write_all
     calls: list[bytes] = []
 
     def flaky(fd: int, data: bytes) -> None:
@@ -124,21 +185,41 @@ def fail_mid_write(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         real(fd, data)
 
-    monkeypatch.setattr(fileio, "_write_all", flaky)
+    monkeypatch.setattr(atomic_write, "_write_all", flaky)
     return calls
 
 
 def write_wrong_bytes(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
     """The first write silently loses its last byte (only reading back can tell)."""
-    real = fileio._write_all
+    real = atomic_write._write_all
     calls: list[bytes] = []
 
     def lossy(fd: int, data: bytes) -> None:
         calls.append(data)
         real(fd, data[:-1] + b"?" if len(calls) == 1 else data)
 
-    monkeypatch.setattr(fileio, "_write_all", lossy)
+    monkeypatch.setattr(atomic_write, "_write_all", lossy)
     return calls
+
+
+@pytest.mark.parametrize("tool", ["write", "edit"])
+def test_failure_mid_write_leaves_the_file_untouched(
+    tool: str, ctx: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = existing(ctx, tmp_path / "f.txt")
+    inode = target.stat().st_ino
+    calls = fail_mid_write(monkeypatch)
+    result = change(tool, ctx, "f.txt")
+    assert len(calls) == 1  # into the temporary file, which is dropped
+    assert result.is_error
+    assert text_of(result).splitlines()[0] == "Cannot write f.txt: no space left on device."
+    assert "unchanged" in text_of(result)
+    assert target.read_bytes() == OLD
+    assert target.stat().st_ino == inode
+    assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
+    monkeypatch.undo()
+    assert not change(tool, ctx, "f.txt").is_error
+    assert target.read_bytes() == expected(tool)
 
 
 @pytest.mark.parametrize("tool", ["write", "edit"])
@@ -149,14 +230,21 @@ def write_wrong_bytes(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
         (write_wrong_bytes, "the bytes read back differ from those written"),
     ],
 )
-def test_failure_mid_write_restores_the_original_bytes(
-    tool: str, breakage: Any, why: str, ctx: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_failure_mid_write_in_place_restores_the_original_bytes(
+    tool: str,
+    breakage: Any,
+    why: str,
+    ctx: Any,
+    tmp_path: Path,
+    agent_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     target = existing(ctx, tmp_path / "f.txt")
-    twin = tmp_path / "twin.txt"
-    os.link(target, twin)
+    twin = linked(target)
     inode = target.stat().st_ino
+    real = atomic_write._write_all
     calls = breakage(monkeypatch)
+    recovery_writes_unbroken(monkeypatch, real)
     result = change(tool, ctx, "f.txt")
     assert len(calls) == 2  # the failed write, then the restore
     assert result.is_error
@@ -168,13 +256,28 @@ def test_failure_mid_write_restores_the_original_bytes(
     assert target.stat().st_ino == inode
     assert target.stat().st_mode & 0o7777 == 0o640
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.txt", "twin.txt"]
+    assert list((agent_dir / "recovery").iterdir()) == []
     monkeypatch.undo()
     assert not change(tool, ctx, "f.txt").is_error
     assert target.read_bytes() == expected(tool)
 
 
+def recovery_writes_unbroken(monkeypatch: pytest.MonkeyPatch, write_all: Any) -> None:
+    """The recovery copy (``omp.recovery``) is written with ``write_all``, so only the
+    writes into the user's file are broken."""
+    original = atomic_write.replacing
+
+    @contextlib.contextmanager
+    def replacing(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        with original(*args, **kwargs) as out:
+            yield SimpleNamespace(path=out.path, write=lambda data: write_all(out.fd, data))
+
+    monkeypatch.setattr("omp.recovery.replacing", replacing)
+
+
 def test_shorter_and_longer_content_in_place(ctx: Any, tmp_path: Path) -> None:
     target = existing(ctx, tmp_path / "f.txt")
+    linked(target)
     inode = target.stat().st_ino
     for content in ["short\n", "x" * 100_000, ""]:
         assert not write(ctx, "f.txt", content).is_error
@@ -182,40 +285,42 @@ def test_shorter_and_longer_content_in_place(ctx: Any, tmp_path: Path) -> None:
         assert target.stat().st_ino == inode
 
 
-def test_interrupt_mid_write_restores_then_propagates(
+def test_interrupt_mid_write_leaves_the_old_bytes_then_propagates(
     ctx: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     target = existing(ctx, tmp_path / "f.txt")
-    real = fileio._write_all
-    calls: list[bytes] = []
+    real = atomic_write._write_all
 
     def interrupted(fd: int, data: bytes) -> None:
-        calls.append(data)
-        if len(calls) == 1:
-            real(fd, data[:3])
-            raise KeyboardInterrupt
-        real(fd, data)
+        real(fd, data[:3])
+        raise KeyboardInterrupt
 
-    monkeypatch.setattr(fileio, "_write_all", interrupted)
+    monkeypatch.setattr(atomic_write, "_write_all", interrupted)
     with pytest.raises(KeyboardInterrupt):
         write(ctx, "f.txt", "brand new content\n")
     assert target.read_bytes() == OLD
+    assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]
 
 
 @pytest.mark.parametrize("tool", ["write", "edit"])
 def test_failed_restore_is_not_reported_as_unchanged(
-    tool: str, ctx: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tool: str, ctx: Any, tmp_path: Path, agent_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    existing(ctx, tmp_path / "f.txt")
-    real = fileio._write_all
+    target = existing(ctx, tmp_path / "f.txt")
+    linked(target)
+    real = atomic_write._write_all
 
     def broken_disk(fd: int, data: bytes) -> None:
         real(fd, data[:5])
         raise OSError(errno.EIO, os.strerror(errno.EIO))
 
-    monkeypatch.setattr(fileio, "_write_all", broken_disk)
+    monkeypatch.setattr(atomic_write, "_write_all", broken_disk)
+    recovery_writes_unbroken(monkeypatch, real)
     result = change(tool, ctx, "f.txt")
     assert result.is_error
+    (record,) = (agent_dir / "recovery").glob("*.json")
     assert text_of(result) == (
-        "Cannot write f.txt: input/output error, and the original content could not be put back."
+        "Cannot write f.txt: input/output error, and the original content could not be put "
+        f"back; the old content is saved: `omp recover restore {record.stem}` puts it back."
     )
+    assert (agent_dir / "recovery" / f"{record.stem}.bak").read_bytes() == OLD

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from omp.atomic_write import replacing
+
 GROUPS = ("omp.plugins", "pydantic")
 PYDANTIC_GROUP = "pydantic"
 _FORMAT = 1
@@ -191,13 +193,9 @@ def _write(path: Path, key: list[str], found: dict[str, list[IndexedEntryPoint]]
     """Best effort: an agent directory that cannot be written only costs the index."""
     groups = {group: [_json(e) for e in entries] for group, entries in found.items()}
     text = json.dumps({"format": _FORMAT, "key": key, "groups": groups})
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temp.write_text(text, encoding="utf-8")
-        os.replace(temp, path)
+        with replacing(path, durable=False) as out:
+            out.write(text.encode("utf-8"))
     except OSError:
-        try:
-            temp.unlink(missing_ok=True)
-        except OSError:
-            pass
+        pass

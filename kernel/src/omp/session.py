@@ -25,7 +25,8 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import from_json
 
 from omp import session_lock
-from omp.errors import OmpError
+from omp.atomic_write import write_file
+from omp.errors import OmpError, UsageError
 from omp.frozen import freeze
 from omp.messages import (
     AssistantMessage,
@@ -494,29 +495,28 @@ class SessionFile:
 
     def _rewrite_migrated(self) -> None:
         """Replace a version 1 file by its version 3 form (omp and pi do the same), so
-        that appended entries link into a tree every reader agrees on. The new file is
-        locked before it takes the old one's place."""
+        that appended entries link into a tree every reader agrees on, atomically
+        (``omp.atomic_write``). The new file is locked before it takes the old one's
+        place."""
         assert self.path is not None
         self._hold_lock()
         header = {**self.header, "version": CURRENT_VERSION}
         data = b"".join(_encode(dict(entry)) for entry in [header, *self.entries])
-        temporary = self.path.with_name(f".{self.path.name}.v3-{os.getpid()}")
+        new_lock: list[int] = []
         try:
-            mode = os.stat(self.path).st_mode & 0o777
-            fd = session_lock.acquire(temporary, create=True)
-            try:
-                os.fchmod(fd, mode)
-                _write_all(fd, data)
-                os.fsync(fd)
-                os.replace(temporary, self.path)
-            except BaseException:
-                os.close(fd)
-                temporary.unlink(missing_ok=True)
-                raise
-        except OSError as exc:
-            raise OmpError(f"cannot write session {self.path}: {_reason(exc)}") from None
-        self.close()
-        self._lock_fd, self._size, self._torn, self._check_tail = fd, len(data), None, False
+            write_file(
+                self.path, data, on_temporary=lambda t: new_lock.append(session_lock.acquire(t))
+            )
+        except BaseException as exc:
+            for fd in new_lock:
+                session_lock.release(fd)
+            if isinstance(exc, OSError):
+                raise OmpError(f"cannot write session {self.path}: {_reason(exc)}") from None
+            raise
+        if new_lock:  # replaced; written in place (a hard-linked file), the old lock holds
+            self.close()
+            self._lock_fd = new_lock[0]
+        self._size, self._torn, self._check_tail = len(data), None, False
         self.header, self._migrated = header, False
 
     def _repair_torn_tail(self, torn: _TornTail) -> None:

@@ -47,6 +47,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from omp.atomic_write import write_file
 from omp.errors import OmpError
 from omp.trust import TRUSTED_DIRECTORIES, ProjectTrust, is_trusted, split_project_settings
 
@@ -300,16 +301,7 @@ def _write_settings_file(path: Path, data: Mapping[str, Any]) -> None:
     text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            if path.exists():
-                os.chmod(tmp, stat.S_IMODE(path.stat().st_mode))
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_file(path, text.encode("utf-8"))
     except OSError as e:
         raise OmpError(f"cannot write settings file {path}: {e.strerror or e}") from e
 

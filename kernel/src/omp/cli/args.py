@@ -122,6 +122,7 @@ the next token only when it does not start with ``-``, and are ``True`` without 
 SUBCOMMANDS = {
     "plugins": "List loaded plugins, where they came from and their hooks",
     "models": "List available models (optionally matching SEARCH) and which can be used",
+    "recover": "Old content of files whose write was cut off: list, restore, discard",
 }
 FAMILIES = {
     "plugin": "install, remove, enable, disable, check and create plugins",

@@ -94,6 +94,11 @@ def _run(argv: list[str], own_process: bool = False) -> int:
     word, rest = cli_args.first_word(argv)
     if (exported := cli_args.export_command(argv)) is not None:
         word, rest = "sessions", exported
+    if word == "recover":  # before any plugin loads: it must work with all of them broken
+        from omp.cli.recover_cmd import run as recover
+        from omp.settings import agent_dir
+
+        return recover(rest, agent_dir())
     # Listing commands and command families never run project code, trusted or not.
     runs_project_code = not (
         wants_help or cli_args.prescan(argv, "version") or word in SUBCOMMANDS or word in FAMILIES
@@ -151,6 +156,7 @@ def _run(argv: list[str], own_process: bool = False) -> int:
 
         return print_plugins(runtime)
     _report_plugin_problems(runtime, verbose=bool(parsed["verbose"]))
+    _report_interrupted_writes(runtime)
     require_providers(runtime)
     mode_name = _choose_mode(parsed, runtime.modes)
     mode = runtime.modes[mode_name]
@@ -226,6 +232,20 @@ async def _awaited(outcome: Any) -> Any:
 
 def _split(value: str) -> list[str]:
     return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def _report_interrupted_writes(runtime: Any) -> None:
+    """A write in place cut off by a kill left a recovery copy: say so. Costs one stat
+    when there is none."""
+    from omp.atomic_write import RECOVERY_DIRECTORY
+
+    if not os.path.isdir(os.path.join(runtime.agent_dir, RECOVERY_DIRECTORY)):
+        return
+    from omp.recovery import startup_notice
+
+    notice = startup_notice(runtime.agent_dir)
+    if notice:
+        print(notice, file=sys.stderr)
 
 
 def _report_plugin_problems(runtime: Any, verbose: bool) -> None:

@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from omp.atomic_write import write_file
 from omp.errors import OmpError
 from omp.providers import Model
 
@@ -291,11 +292,7 @@ def save_api_key(agent_dir: Path, provider: str, key: str) -> Path:
     except FileNotFoundError:
         data = {}
     data[provider] = {"type": "api_key", "key": key}
-    fd = os.open(path.with_suffix(".tmp"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=2)
-    os.replace(path.with_suffix(".tmp"), path)
-    os.chmod(path, 0o600)
+    write_file(path, json.dumps(data, indent=2).encode("utf-8"), mode=0o600)
     return path
 
 

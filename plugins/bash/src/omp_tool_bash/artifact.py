@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 
+from omp.atomic_write import replacing
+
 SETTING = "bash.artifactMaxBytes"
 MARKER_RESERVE = 256
 """Bytes of the cap kept free for the marker line."""
@@ -83,21 +85,13 @@ class CappedFile:
             f"\n[... {self.omitted} bytes omitted: the output passed {SETTING} "
             f"({self.cap} bytes); the head and the tail are kept ...]\n"
         ).encode()
-        temporary = f"{self.path}.part"
-        out = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
+        with replacing(self.path, mode=0o600, durable=False) as out:
             for offset in range(0, head_len, COPY_CHUNK):
-                _write_all(out, os.pread(fd, min(COPY_CHUNK, head_len - offset), offset))
-            _write_all(out, marker)
+                out.write(os.pread(fd, min(COPY_CHUNK, head_len - offset), offset))
+            out.write(marker)
             for offset in range(start, self._ring_max, COPY_CHUNK):
                 size = min(COPY_CHUNK, self._ring_max - offset)
-                _write_all(out, _read_ring(fd, self._head_max, *ring, offset, size))
-        except OSError:
-            os.close(out)
-            _unlink(temporary)
-            raise
-        os.close(out)
-        os.replace(temporary, self.path)
+                out.write(_read_ring(fd, self._head_max, *ring, offset, size))
 
 
 def _read_ring(fd: int, base: int, oldest: int, size: int, offset: int, count: int) -> bytes:
@@ -134,12 +128,6 @@ def _tail_start(begin: bytes) -> int:
     while skip < min(3, len(begin)) and begin[skip] & 0xC0 == 0x80:
         skip += 1
     return skip
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
 
 
 def _unlink(path: str) -> None:

@@ -1,5 +1,6 @@
 """The ``edit`` tool: replace text in a file, all edits or none, keeping the file's line
-endings, BOM, inode, owner and mode; the result has a short summary and a unified diff."""
+endings, BOM, owner, mode and extended attributes, written atomically (``omp.atomic_write``);
+the result has a short summary and a unified diff."""
 
 from __future__ import annotations
 
@@ -9,17 +10,16 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from omp.atomic_write import NotRestored, write_file
 from omp.tools import Tool, ToolResult, resolve_path, tool_cwd
 from pydantic import BaseModel, Field
 
 from omp_tool_edit.fileio import (
-    NotRestored,
     TextFile,
     editor_text,
     read_only,
     reason,
     shown,
-    write_in_place,
     written_by_editor,
 )
 from omp_tool_edit.matching import Edit, EditError, apply_edits
@@ -111,7 +111,7 @@ class EditTool(Tool):
             return ToolResult.error("Edit aborted." + unchanged, details)
         try:
             if not written_by_editor(ctx, target, new_data):
-                write_in_place(target, new_data)
+                write_file(target, new_data)
         except OSError as exc:
             kept = "" if isinstance(exc, NotRestored) else unchanged
             return ToolResult.error(f"Cannot write {name}: {reason(exc)}.{kept}", details)

@@ -1,12 +1,10 @@
 """Files for ``write`` and ``edit``: paths against the session cwd, text that keeps its
-BOM and line endings, and writing that keeps an existing file's inode, owner and mode."""
+BOM and line endings. Writing goes through the kernel's ``omp.atomic_write``: the file
+holds its old bytes or its new ones whatever kills the process."""
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
-import secrets
 import stat
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -51,29 +49,6 @@ def reason(exc: OSError) -> str:
     return (exc.strerror or str(exc)).lower()
 
 
-def create_file(target: str, data: bytes) -> None:
-    """Create ``target`` (which does not exist) through a temporary file in the same
-    directory and a rename, so it never appears half written. It gets the usual
-    0o666 minus umask."""
-    directory, name = os.path.split(target)
-    tmp = os.path.join(directory, f".{name[:200]}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-class NotRestored(OSError):
-    """Writing failed and the original bytes could not be put back either."""
-
-
 def read_only(target: str, st: os.stat_result) -> str | None:
     """Why an existing file must not be written, or None.
 
@@ -86,75 +61,6 @@ def read_only(target: str, st: os.stat_result) -> str | None:
     if not os.access(target, os.W_OK):
         return "permission denied"
     return None
-
-
-def write_in_place(target: str, data: bytes) -> None:
-    """Put ``data`` into the existing file ``target``, keeping its inode (so hard
-    links, owner, mode and extended attributes stay), and check it by reading back.
-
-    On any failure the original bytes are written back before the error is
-    raised, so once this returns or raises the file holds the old content or the
-    new one, never a mix (a concurrent reader may see one); NotRestored when even
-    putting the old bytes back failed.
-    """
-    fd = os.open(target, os.O_RDWR)
-    try:
-        original = _read(fd, os.fstat(fd).st_size)
-        try:
-            _put(fd, data, len(original))
-        except BaseException as exc:
-            if not _put_back(fd, original) and isinstance(exc, Exception):
-                why = reason(exc) if isinstance(exc, OSError) else str(exc) or type(exc).__name__
-                raise NotRestored(
-                    errno.EIO, f"{why}, and the original content could not be put back"
-                ) from exc
-            raise
-    finally:
-        os.close(fd)
-
-
-def _put(fd: int, data: bytes, old_size: int) -> None:
-    """Reserve room, overwrite from the start, read back, and only then cut what is
-    left of longer old content: until that last step the old bytes' blocks are all
-    still there, so putting them back needs no new space."""
-    if len(data) > old_size and hasattr(os, "posix_fallocate"):
-        try:
-            os.posix_fallocate(fd, old_size, len(data) - old_size)
-        except OSError as exc:
-            if exc.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
-                raise
-    os.lseek(fd, 0, os.SEEK_SET)
-    _write_all(fd, data)
-    if _read(fd, len(data)) != data:
-        raise OSError(errno.EIO, "the bytes read back differ from those written")
-    os.ftruncate(fd, len(data))
-    os.fsync(fd)
-    if os.fstat(fd).st_size != len(data):
-        raise OSError(errno.EIO, "the file has a different size than was written")
-
-
-def _put_back(fd: int, original: bytes) -> bool:
-    try:
-        _put(fd, original, len(original))
-    except OSError:
-        return False
-    return True
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _read(fd: int, size: int) -> bytes:
-    """The first ``size`` bytes (fewer if the file is shorter)."""
-    os.lseek(fd, 0, os.SEEK_SET)
-    chunks = []
-    while size > 0 and (chunk := os.read(fd, min(size, 1 << 20))):
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
 
 
 def count_lines(text: str) -> int:

@@ -7,17 +7,15 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from omp.atomic_write import NotRestored, write_file
 from omp.tools import Tool, ToolResult, resolve_path, tool_cwd
 from pydantic import BaseModel, Field
 
 from omp_tool_edit.fileio import (
-    NotRestored,
     count_lines,
-    create_file,
     read_only,
     reason,
     shown,
-    write_in_place,
     written_by_editor,
 )
 
@@ -87,12 +85,8 @@ class WriteTool(Tool):
                 f"Cannot create the directory of {name}: {reason(exc)}.", details
             )
         try:
-            if written_by_editor(ctx, target, data):
-                pass
-            elif st is None:
-                create_file(target, data)
-            else:
-                write_in_place(target, data)
+            if not written_by_editor(ctx, target, data):
+                write_file(target, data)
         except OSError as exc:
             kept = "" if st is None or isinstance(exc, NotRestored) else f"\n{name} is unchanged."
             return ToolResult.error(f"Cannot write {name}: {reason(exc)}.{kept}", details)

@@ -132,13 +132,13 @@ def _read(path: Path) -> dict[str, Any]:
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
-    """Written 0600 when created: an entry's env and headers may hold tokens."""
-    import os
+    """Written 0600 when created: an entry's env and headers may hold tokens. Atomic: a
+    kill mid-write leaves the old file."""
+    from omp.atomic_write import write_file
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps(data, indent=2) + "\n")
+    text = json.dumps(data, indent=2) + "\n"
+    write_file(path, text.encode("utf-8"), mode=None if path.exists() else 0o600)
 
 
 def _add(rest: list[str], cwd: Path, agent_dir: Path, trusted: bool) -> int:

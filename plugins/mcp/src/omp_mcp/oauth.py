@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
+
+from omp.atomic_write import write_file
 
 LOGIN_TIMEOUT_S = 300.0
 
@@ -47,11 +48,7 @@ class TokenFile:
         data = self._load()
         data.setdefault(self.server, {})[key] = value
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_name(self.path.name + ".tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2)
-        os.replace(temporary, self.path)
+        write_file(self.path, json.dumps(data, indent=2).encode("utf-8"), mode=0o600)
 
     async def get_tokens(self) -> Any:
         from mcp.shared.auth import OAuthToken

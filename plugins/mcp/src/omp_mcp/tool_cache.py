@@ -15,13 +15,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from omp.atomic_write import replacing
 
 from omp_mcp.config import ServerConfig
 
@@ -117,14 +117,8 @@ class ToolCache:
         entry = {"version": VERSION, "key": key, "saved": time.time(), "tools": tools}
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(dir=self.folder, prefix=".tmp-")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as out:
-                    json.dump(entry, out)
-                os.replace(temporary, path)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
-                raise
+            text = json.dumps(entry)
+            with replacing(path, mode=0o600, durable=False) as out:
+                out.write(text.encode("utf-8"))
         except (OSError, TypeError, ValueError):
             return
