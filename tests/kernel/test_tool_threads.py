@@ -4,6 +4,7 @@ holds the event loop; on the loop itself when the tool says a call is quick
 
 from __future__ import annotations
 
+import asyncio
 import threading
 
 import omp
@@ -60,3 +61,34 @@ def test_a_quick_call_runs_on_the_loop_and_a_slow_one_in_a_worker(make_session, 
 def test_tools_run_in_a_worker_unless_they_say_otherwise():
     plain = Tool(name="plain", parameters=Size, execute=lambda *a: "x")
     assert plain.runs_inline(Size(), None) is False
+
+
+def test_a_call_abandoned_by_its_awaiter_leaves_its_place_and_is_never_joined():
+    from omp.threads import DaemonThreads
+
+    pool = DaemonThreads(max_workers=1)
+    started, release = threading.Event(), threading.Event()
+
+    def stuck() -> str:
+        started.set()
+        release.wait()
+        return "late"
+
+    async def main() -> str:
+        loop = asyncio.get_running_loop()
+        first = loop.run_in_executor(pool, stuck)
+        while not started.is_set():
+            await asyncio.sleep(0.01)
+        first.cancel()
+        return await asyncio.wait_for(loop.run_in_executor(pool, lambda: "next"), 10)
+
+    try:
+        assert asyncio.run(main()) == "next"
+        closing = threading.Thread(target=pool.shutdown, daemon=True)
+        closing.start()
+        closing.join(10)
+        assert not closing.is_alive(), "shutdown waited for the stuck call"
+        workers = [t for t in threading.enumerate() if t.name.startswith("omp-worker")]
+        assert workers and all(t.daemon for t in workers)
+    finally:
+        release.set()

@@ -381,24 +381,26 @@ async def check_prompt_size(compactor: Compactor, text: str) -> str | None:
     session = compactor._session
     model = session.agent.model
     window = model.context_window if model is not None else 0
-    if not window or tokens.at_most(text, window):
+    measured = tokens.over(text, window) if window else None
+    if measured is None:
         return text
-    size = tokens.count(text)
+    counted, exact = measured
+    size = f"{counted:,} tokens" if exact else f"{counted:,} tokens or more"
     if session.settings.get("compaction.oversizedPrompt", "refuse") == "attach":
         reference = session.artifacts.save(text, ".md")
         path = session.artifacts.path(reference)
         await session.notice(
-            f"the prompt ({size:,} tokens) is larger than {model.key}'s context window "
+            f"the prompt ({size}) is larger than {model.key}'s context window "
             f"({window:,}); it was saved to {path} for the model to read in pages",
             "warning",
         )
         return (
-            f"My prompt is too large for your context window ({size:,} tokens, "
+            f"My prompt is too large for your context window ({size}, "
             f"{len(text):,} characters), so it was saved to the file `{path}`. Read it "
             "with the read tool, a part at a time (offset and limit), and do what it asks."
         )
     session.abort_message = (
-        f"the prompt is {size:,} tokens, larger than {model.key}'s context window of "
+        f"the prompt is {size}, larger than {model.key}'s context window of "
         f"{window:,} tokens; shorten it, or set compaction.oversizedPrompt to attach to "
         "hand it to the model as a file"
     )

@@ -149,6 +149,10 @@ class ExtensionErrorEvent(Event):
     extension_path: str
     event: str
     error: str
+    occurrence: int = Field(default=1, exclude=True)
+    """How many times this plugin's handler of this hook has failed in the session, this
+    time included (not on the wire): modes show the first to the user, and the session
+    counts the rest when it ends."""
 
 
 class NoticeEvent(Event):

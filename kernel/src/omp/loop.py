@@ -46,6 +46,7 @@ from omp.messages import (
 )
 from omp.partial_json import with_repair
 from omp.providers import LlmContext, Model, ModelRegistry, StreamOptions
+from omp.threads import run_blocking
 from omp.tools import (
     ToolRegistry,
     ToolResult,
@@ -426,7 +427,7 @@ class Agent:
             if tool.runs_inline(params, ctx):
                 raw = tool.execute(call.id, params, signal, on_update, ctx)
             else:
-                raw = await asyncio.to_thread(tool.execute, call.id, params, signal, on_update, ctx)
+                raw = await run_blocking(tool.execute, call.id, params, signal, on_update, ctx)
             return await raw if inspect.isawaitable(raw) else raw
 
         box: dict[str, Any] = {}

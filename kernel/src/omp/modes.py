@@ -27,13 +27,16 @@ def run_mode(mode: Any, session: Any, request: ModeRequest) -> int:
 
     The mode gets the session before it starts, so it can subscribe first; the session
     starts on ``session.start()`` or with the first prompt. A signal ends the run as
-    ``omp.signals`` describes (``Stopped`` carries the exit status).
+    ``omp.signals`` describes (``Stopped`` carries the exit status). Threads running
+    plugin code are never waited for (``omp.threads``).
     """
 
     from omp.signals import RunSignals, Stopped
+    from omp.threads import detach_default_executor
 
     async def body() -> int:
         signals.attach()
+        detach_default_executor()
         try:
             outcome = mode.run(session, request)
             code = await outcome if inspect.isawaitable(outcome) else outcome

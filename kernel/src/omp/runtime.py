@@ -106,6 +106,9 @@ class AgentSession:
         self.next_turn: list[Any] = []
         self.shutdown_requested = False
         self.abort_message: str | None = None
+        self.hook_failures: dict[tuple[str, str], int] = {}
+        """(plugin, hook) -> how many times that handler failed (omp.events'
+        ExtensionErrorEvent.occurrence)."""
         self.startup_notices: list[str] = []
         self.scoped_models: list[Model] = []
         """The models Ctrl+P cycles through (``--models`` / ``enabledModels``; empty:
@@ -185,7 +188,17 @@ class AgentSession:
                 await outcome
 
     async def _report_extension_error(self, plugin: str, hook: str, message: str) -> None:
-        await self._notify(ExtensionErrorEvent(extension_path=plugin, event=hook, error=message))
+        times = self.hook_failures[plugin, hook] = self.hook_failures.get((plugin, hook), 0) + 1
+        await self._notify(
+            ExtensionErrorEvent(extension_path=plugin, event=hook, error=message, occurrence=times)
+        )
+
+    async def _report_repeated_failures(self) -> None:
+        """Modes show a failing handler once; the rest are counted here, at the end."""
+        for (plugin, hook), times in self.hook_failures.items():
+            if times > 1:
+                more = f"{times - 1} more time" + ("s" if times > 2 else "")
+                await self.notice(f"plugin {plugin} failed in {hook} {more}", "warning")
 
     async def notice(self, message: str, level: str = "info") -> None:
         await self._notify(NoticeEvent(level=level, message=message))  # type: ignore[arg-type]
@@ -220,6 +233,7 @@ class AgentSession:
             return
         await self.wait_for_idle()
         await self.call_hook("omp_session_shutdown", SessionShutdownEvent())
+        await self._report_repeated_failures()
         self.artifacts.cleanup()
         self.session_file.close()
 

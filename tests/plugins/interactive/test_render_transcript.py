@@ -352,3 +352,16 @@ def test_a_renderer_for_finished_tools_only_leaves_the_default_running_view(reco
     screen.play(recording.events)
     assert any("● bash $ echo hi" in strip_ansi(live) for live in screen.lives)
     assert "DONE bash hi" in screen.text
+
+
+def test_a_failing_hook_is_shown_once_per_plugin_and_hook():
+    from omp.events import ExtensionErrorEvent
+
+    def failure(hook: str, times: int) -> ExtensionErrorEvent:
+        return ExtensionErrorEvent(
+            extension_path="ext:flaky", event=hook, error="RuntimeError: no", occurrence=times
+        )
+
+    screen = Screen().play([failure("turn_end", n) for n in (1, 2, 3)] + [failure("input", 1)])
+    assert screen.text.count("plugin ext:flaky failed in turn_end") == 1
+    assert screen.text.count("plugin ext:flaky failed in input") == 1

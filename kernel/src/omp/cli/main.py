@@ -227,6 +227,9 @@ def _run_subcommand(command: Any, args: list[str], runtime: Any) -> int:
 
 
 async def _awaited(outcome: Any) -> Any:
+    from omp.threads import detach_default_executor
+
+    detach_default_executor()
     return await outcome
 
 

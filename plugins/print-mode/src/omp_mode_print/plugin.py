@@ -1,6 +1,7 @@
 """The print run mode (``omp -p``): only the final assistant text goes to stdout.
 
-Warnings, errors, retries and plugin failures go to stderr as they happen; with
+Warnings, errors, retries and plugin failures go to stderr as they happen (a failing
+plugin hook once; the session counts its repeats when it ends); with
 ``--verbose`` so do tool calls (through a tool's registered renderer when it has one).
 On a terminal, stderr also shows a spinner while the agent works (``busy``).
 """
@@ -48,6 +49,8 @@ def _tool_lines(session: Any, event: Any) -> list[str]:
 def _lines(session: Any, event: Any, verbose: bool) -> list[str]:
     kind = event.type
     if kind == "extension_error":
+        if event.occurrence > 1:  # counted when the session ends
+            return []
         return [f"omp: plugin {event.extension_path} failed in {event.event}: {event.error}"]
     if kind == "auto_retry_start":
         return [_retry_line(event)]

@@ -180,6 +180,8 @@ class Transcript:
         self._out(entries.notice_line(event.level, text, self.theme, self.width))
 
     def _on_extension_error(self, event: Any) -> None:
+        if event.occurrence > 1:  # the session counts repeats when it ends
+            return
         text = f"plugin {event.extension_path} failed in {event.event}: {event.error}"
         self._out(entries.notice_line("error", text, self.theme, self.width))
 
