@@ -49,12 +49,15 @@ async def serve(config: Any) -> int:
     """Answer the client until it closes stdin; 0."""
     run_agent = load_sdk().run_agent
 
+    from omp_mode_acp.framing import NdjsonRpcTransport
+    from omp_mode_acp.logs import quiet_sdk_logging
     from omp_mode_acp.server import OmpAgent
 
     agent = OmpAgent(config)
     reader, writer = await _protocol_streams()
+    quiet_sdk_logging()
     try:
-        await run_agent(agent, writer, reader)
+        await run_agent(agent, NdjsonRpcTransport(reader, writer))
     finally:
         await agent.close()
     return 0

@@ -1,6 +1,10 @@
 """One MCP server: its transport and client session (the official SDK), kept open in a
 task on the session's event loop, with its stderr tail, its crash and restart.
 
+A call that times out is cancelled at the server by the SDK (``notifications/cancelled``);
+the server is then pinged, and restarted when it does not answer that either, so the
+next call goes to a server that answers instead of waiting out the timeout again.
+
 A stdio server runs in its own process group, tracked in ``omp.processes`` so that when
 omp is told to stop the group dies with it; the SDK closes it on a normal exit.
 """
@@ -18,12 +22,17 @@ from typing import Any
 from omp.processes import track_group, untrack_group
 
 from omp_mcp.config import ServerConfig
-from omp_mcp.errors import describe_error, first_line, is_closed, is_timeout
+from omp_mcp.errors import describe_error, error_code, first_line, is_closed, is_timeout
 from omp_mcp.sdk import sdk_loaded
+from omp_mcp.sdk_logs import current_server, route_sdk_logs
 from omp_mcp.spawn import has_exited, kill_group, spawned, track_spawned_groups
 
 STDERR_TAIL_BYTES = 2000
 MAX_BACKOFF_S = 30.0
+HEALTH_CHECK_S = 5.0
+"""The longest a ping after a timed-out call may take (a live server answers at once)."""
+MAX_PROBLEM_LINES = 10
+"""Problems reported per server; later ones go to the debug log only."""
 
 Notify = Callable[["Connection", Any], Awaitable[None] | None]
 
@@ -46,6 +55,7 @@ class Connection:
         auth: Any = None,
         auth_factory: Callable[[], Any] | None = None,
         on_failure: Callable[[Connection], None] | None = None,
+        on_problem: Callable[[Connection, str], None] | None = None,
     ) -> None:
         self.config = config
         self.auth = auth
@@ -58,6 +68,9 @@ class Connection:
         self.on_notification = on_notification
         self.on_failure = on_failure
         """Told of each failure as it happens (the session reports it once)."""
+        self.on_problem = on_problem
+        """Told of each problem with what the server sent (one line); else stderr."""
+        self.problems = 0
         self.state = "idle"
         self.error: str | None = None
         self.pid: int | None = None
@@ -74,6 +87,9 @@ class Connection:
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self._stderr: Any = None
+        self._health: asyncio.Task[None] | None = None
+        self._restarting = False
+        self._closed = False
         self.pending: set[asyncio.Future[Any]] = set()
         """Work a notification started (tools listed again), awaited by ``settle``."""
 
@@ -86,6 +102,7 @@ class Connection:
     def start(self) -> asyncio.Task[None]:
         """Connect in the background; ``wait_ready`` waits for the outcome."""
         if self._task is None or self._task.done():
+            self._closed = False
             self.state, self.error = "starting", None
             self._ready, self._stop = asyncio.Event(), asyncio.Event()
             self._task = asyncio.get_running_loop().create_task(
@@ -101,7 +118,10 @@ class Connection:
         return self.state == "ready"
 
     async def close(self) -> None:
+        self._closed = True
         self._stop.set()
+        if self._health is not None:
+            self._health.cancel()
         task = self._task
         if task is not None and not task.done():
             if self.state != "ready":
@@ -121,8 +141,10 @@ class Connection:
             self._fail("; ".join(self.config.problems))
             return
         token = spawned.set(self._spawned)
+        serving = current_server.set(self)
         try:
             await sdk_loaded()
+            route_sdk_logs()
             from mcp import ClientSession
 
             if self.auth is None and self.auth_factory is not None:
@@ -150,6 +172,7 @@ class Connection:
                 self._fail(self._explain(describe_error(exc)))
         finally:
             spawned.reset(token)
+            current_server.reset(serving)
             self._session = None
             if self.pid is not None:
                 # The SDK ends the server, but its whole group only if the server itself
@@ -215,6 +238,23 @@ class Connection:
         if self.on_failure is not None:
             self.on_failure(self)
 
+    def problem(self, line: str, log: Any) -> None:
+        """Report something wrong in what the server sent: one line each, the first few
+        (the details are in the debug log ``log``)."""
+        self.problems += 1
+        if self.problems > MAX_PROBLEM_LINES:
+            return
+        if self.problems == MAX_PROBLEM_LINES:
+            line += f"; further problems with this server are only written to {log}"
+        elif self.problems == 1:
+            line += f" (details in {log})"
+        if self.on_problem is not None:
+            self.on_problem(self, line)
+        else:
+            import sys
+
+            print(f"omp: mcp: server {self.name}: {line}", file=sys.stderr, flush=True)
+
     def stderr_tail(self) -> str:
         handle = self._stderr
         if handle is None or handle.closed:
@@ -253,7 +293,10 @@ class Connection:
 
     async def ensure(self) -> Any:
         """The client session, restarting a failed server when its backoff allows (and
-        one whose process ended since the last call: the call restarts it)."""
+        one whose process ended since the last call: the call restarts it). While the
+        server is being checked after a timed-out call, the outcome is awaited first."""
+        if self._health is not None and not self._health.done():
+            await asyncio.shield(self._health)
         if self.state == "ready" and self._session is not None:
             if not has_exited(self.pid):
                 return self._session
@@ -280,9 +323,14 @@ class Connection:
                 name, arguments, read_timeout_seconds=self.request_timeout
             )
         except Exception as exc:
+            if self._restarting:
+                raise ServerDown(
+                    f"MCP server {self.name} stopped answering and was restarted during {name}"
+                ) from None
             if self._stop.is_set() or self.state == "closed":
                 raise
             if is_timeout(exc):
+                self._check_health(session)
                 raise ServerDown(
                     f"MCP server {self.name} did not answer {name} within "
                     f"{self.request_timeout:g} s"
@@ -313,6 +361,39 @@ class Connection:
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
         session = await self.ensure()
         return await session.get_prompt(name, arguments)
+
+    def _check_health(self, session: Any) -> None:
+        """Ping the server in the background after a call timed out (one check at a
+        time); the next call waits for the outcome."""
+        if self._health is None or self._health.done():
+            self._health = asyncio.get_running_loop().create_task(
+                self._ping_or_restart(session), name=f"mcp:{self.name}:health"
+            )
+
+    async def _ping_or_restart(self, session: Any) -> None:
+        limit = min(self.request_timeout, HEALTH_CHECK_S)
+        try:
+            await asyncio.wait_for(session.send_ping(), limit)
+            return
+        except Exception as exc:
+            if self._stop.is_set() or session is not self._session:
+                return  # closed or restarted meanwhile
+            if error_code(exc) is not None and not (is_timeout(exc) or is_closed(exc)):
+                return  # it answered, if only with an error: alive
+        self._restarting = True
+        try:
+            kill_group(self.pid)  # a stuck server may never read its closed stdin
+            await self._lost(
+                f"it stopped answering (a call timed out, then a ping got no answer "
+                f"within {limit:g} s); restarting it"
+            )
+            task = self._task
+            if task is not None and not task.done():
+                await asyncio.wait({task}, timeout=2)
+        finally:
+            self._restarting = False
+        if self.state == "failed" and not self._closed:
+            self.start()
 
     async def _crashed(self, exc: BaseException) -> None:
         """The server died under a call."""

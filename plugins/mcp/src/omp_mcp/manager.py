@@ -78,6 +78,7 @@ class McpManager:
                 on_notification=self._on_notification,
                 auth_factory=self._auth_factory(config),
                 on_failure=self._report,
+                on_problem=self._problem,
             )
             self.connections[config.name] = connection
             connection.start()
@@ -147,11 +148,15 @@ class McpManager:
             self._report(connection)
 
     def _report(self, connection: Connection) -> None:
-        """Say once (per failure) why a server is not there."""
-        if connection.crash_reported:
+        """Say once (per failure) why a server is not there (a call that only timed
+        out is no failure: its error says so, and the server is checked)."""
+        if connection.crash_reported or not connection.error:
             return
         connection.crash_reported = True
         self.ctx.ui.notify(f"mcp: server {connection.name} failed: {connection.error}", "warning")
+
+    def _problem(self, connection: Connection, line: str) -> None:
+        self.ctx.ui.notify(f"mcp: server {connection.name}: {line}", "warning")
 
     def _sync_tools(self, connection: Connection, listed: list[Any] | None = None) -> None:
         """Register ``listed`` (default: what the server listed) as the server's tools,

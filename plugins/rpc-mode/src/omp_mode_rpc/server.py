@@ -23,6 +23,7 @@ from omp_mode_rpc.bash import UserBash
 from omp_mode_rpc.commands import COMMANDS, NO_DATA
 from omp_mode_rpc.frames import FrameWriter, frame_channel, message_update_line, ready_frame
 from omp_mode_rpc.host_tools import HostTools
+from omp_mode_rpc.input import OversizedLine, input_lines, json_kind
 from omp_mode_rpc.slash import available_commands
 from omp_mode_rpc.state import RpcError, one_line
 from omp_mode_rpc.ui import RpcUI
@@ -62,7 +63,7 @@ class RpcServer:
         """The abort count when the prompt now in ``session.prompt`` was accepted."""
         self._prompts: set[asyncio.Future[Any]] = set()
         self.bash = UserBash(session, self.respond, self._check_shutdown)
-        self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._lines: asyncio.Queue[bytes | OversizedLine | None] = asyncio.Queue()
         self._commands: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
 
     # -- output -----------------------------------------------------------------------
@@ -177,7 +178,7 @@ class RpcServer:
         def read() -> None:
             stream = open(0, "rb", buffering=1 << 16, closefd=False)  # noqa: SIM115
             try:
-                for raw in stream:
+                for raw in input_lines(stream):
                     loop.call_soon_threadsafe(self._lines.put_nowait, raw)
             except (OSError, ValueError):
                 pass
@@ -188,14 +189,17 @@ class RpcServer:
 
         threading.Thread(target=read, name="omp-rpc-stdin", daemon=True).start()
 
-    def _receive(self, raw: bytes) -> None:
+    def _receive(self, raw: bytes | OversizedLine) -> None:
+        if isinstance(raw, OversizedLine):
+            self.respond(None, "parse", error=f"Failed to parse command: {raw}")
+            return
         line = raw.strip()
         if not line:
             return
         try:
-            frame = json.loads(line)
+            frame = json.loads(line.decode("utf-8-sig"))
             if not isinstance(frame, dict):
-                raise ValueError(f"expected a JSON object, got {type(frame).__name__}")
+                raise ValueError(f"expected a JSON object, got {json_kind(frame)}")
         except (ValueError, RecursionError) as exc:
             self.respond(None, "parse", error=f"Failed to parse command: {exc}")
             return
