@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from omp.errors import OmpError, RuntimeNotReadyError
+from omp.secrets import Secrets
 
 DeliverAs = Literal["steer", "followUp", "nextTurn"]
 THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
@@ -60,6 +61,8 @@ class OmpAPI:
         self._flags: dict[str, Any] | None = None
         self.events = EventBus(self._report_bus_error)
         self.logger = logging.getLogger("omp.plugins")
+        self.secrets = Secrets()
+        """The credential values omp hides (omp.secrets), shared by every session."""
 
     def _bind(self, session: Any) -> None:
         self._session = session
@@ -69,6 +72,7 @@ class OmpAPI:
         sessions in one process each act on their own conversation."""
         bound = OmpAPI(self.cwd, self.agent_dir)
         bound.events, bound.logger, bound._flags = self.events, self.logger, self._flags
+        bound.secrets = self.secrets
         bound._bind(session)
         return bound
 
@@ -105,6 +109,19 @@ class OmpAPI:
     def append_entry(self, custom_type: str, data: Any = None) -> None:
         """Write a ``custom`` entry to the session (plugin state; never sent to a model)."""
         self._require("append_entry").append_entry(custom_type, data)
+
+    # -- secrets ----------------------------------------------------------------------
+
+    def register_secret(self, value: str, label: str) -> None:
+        """Hide ``value`` (a credential your plugin knows, such as a server's token) as
+        ``[REDACTED:label]`` in tool results, events, session files and exports. Callable
+        at any time, while plugins load included; values under 8 characters are ignored."""
+        self.secrets.add(value, label)
+
+    def child_env(self, base: dict[str, str] | None = None) -> dict[str, str]:
+        """The environment for a process started for the model or the user: ``base``
+        (default: omp's own) without omp's provider keys unless ``bash.passProviderKeys``."""
+        return self.secrets.child_env(base)
 
     # -- flags, tools, model ----------------------------------------------------------
 
@@ -198,7 +215,8 @@ class OmpAPI:
         cwd: str | None = None,
         timeout: float | None = None,
     ) -> ExecResult:
-        """Run a program (no shell) and collect its output; killed after ``timeout`` s."""
+        """Run a program (no shell) and collect its output; killed after ``timeout`` s.
+        It gets omp's environment without the provider keys (see ``child_env``)."""
         import asyncio
         import os
         import signal
@@ -210,6 +228,7 @@ class OmpAPI:
             command,
             *(args or []),
             cwd=cwd or session.cwd,
+            env=self.child_env(),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,

@@ -327,6 +327,23 @@ def scoped_models(runtime: Runtime, models: Any, options: SessionOptions) -> lis
     return resolve_scoped(models, setting, "the enabledModels setting") if setting else []
 
 
+def _know_secrets(runtime: Runtime, models: Any, options: SessionOptions) -> None:
+    """Fill the runtime's secrets (omp.secrets) before anything can print one, and let
+    each provider add the key it resolves on use (a ``!command``'s output)."""
+    from omp.secrets import collect_secrets
+
+    secrets = runtime.api.secrets
+    collect_secrets(
+        secrets,
+        runtime.agent_dir,
+        cli_key=options.flags.get("api-key"),
+        settings=runtime.settings,
+    )
+    for provider in models.providers.values():
+        if hasattr(provider, "known_secrets"):
+            provider.known_secrets = secrets
+
+
 def open_session(
     runtime: Runtime, options: SessionOptions, *, ui: Any = None, has_ui: bool = False
 ) -> Any:
@@ -343,6 +360,7 @@ def open_session(
     session_file = _open_session_file(runtime, options)
     state = session_file.build_context()
     model, suffix_level, notices = _select_model(runtime, models, options, state.model, scoped)
+    _know_secrets(runtime, models, options)
     thinking = (
         options.thinking
         or suffix_level

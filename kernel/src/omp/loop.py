@@ -46,6 +46,7 @@ from omp.messages import (
 )
 from omp.partial_json import with_repair
 from omp.providers import LlmContext, Model, ModelRegistry, StreamOptions
+from omp.secrets import Secrets
 from omp.threads import run_blocking
 from omp.tools import (
     ToolRegistry,
@@ -88,8 +89,11 @@ class Agent:
         tool_context: Callable[[], Any],
         settings: LoopSettings | None = None,
         stream_settings: dict[str, Any] | None = None,
+        secrets: Secrets | None = None,
     ) -> None:
+        """``secrets`` (omp.secrets) are hidden from every tool result."""
         self.models = models
+        self.secrets = secrets
         self.tools = tools
         self.model = model
         self.system_prompt = ""
@@ -414,7 +418,7 @@ class Agent:
                 tool_call_id=call.id,
                 tool_name=call.name,
                 args=arguments,
-                partial_result=_partial_payload(partial),
+                partial_result=_partial_payload(partial, self.secrets),
             )
             loop.call_soon_threadsafe(
                 lambda: updates.append(asyncio.ensure_future(self._emit(event)))
@@ -445,7 +449,7 @@ class Agent:
         for update in updates:
             await update
         if "raw" in box:
-            result = coerce_tool_result(box["raw"])
+            result = box["raw"]
         elif signal.aborted:
             text = SKIPPED_TEXT if signal.reason == "steering" else ABORTED_TEXT
             result = ToolResult.error(text)
@@ -454,8 +458,11 @@ class Agent:
         return await self._finish(call, arguments, result)
 
     async def _finish(
-        self, call: ToolCall, arguments: dict[str, Any], result: ToolResult
+        self, call: ToolCall, arguments: dict[str, Any], raw: Any
     ) -> ToolResultMessage:
+        """Every tool result passes here: coerced (and its secrets hidden) once, then the
+        tool_result hooks, then tool_execution_end."""
+        result = coerce_tool_result(raw, self.secrets)
         if call.arguments_repair:
             result.details = with_repair(result.details, call.arguments_repair)
         outcome = await self._call_hook(
@@ -476,7 +483,8 @@ class Agent:
                     "content": patched.content,
                     "details": patched.details,
                     "is_error": patched.is_error,
-                }
+                },
+                self.secrets,
             )
         result.is_error = bool(patched.is_error)
         await self._emit(
@@ -515,8 +523,8 @@ def _drop_incomplete_tool_calls(message: AssistantMessage) -> None:
     message.content = [b for b in message.content if not isinstance(b, ToolCall)]
 
 
-def _partial_payload(partial: Any) -> Any:
-    result = coerce_tool_result(partial)
+def _partial_payload(partial: Any, secrets: Secrets | None = None) -> Any:
+    result = coerce_tool_result(partial, secrets)
     return {
         "content": [b.model_dump(mode="json") for b in result.content],
         "details": json_safe(result.details),

@@ -79,6 +79,9 @@ class AgentSession:
         (rebuilding re-validates every message of a long session)."""
         from omp.ui import NullUI
 
+        shared_api = api or OmpAPI()
+        self.secrets = shared_api.secrets
+        """The credential values hidden from tool results and the session file."""
         self.settings = settings
         self.session_file = session_file
         self.session_view = SessionView(session_file)
@@ -95,7 +98,6 @@ class AgentSession:
         self.mode_name = mode_name
         self.has_ui = has_ui
         self.ui = ui or NullUI()
-        shared_api = api or OmpAPI()
         self.api = shared_api._for_session(self)
         """This session's actions; the runtime's api (handed to registration hooks)
         follows the most recent session."""
@@ -147,6 +149,7 @@ class AgentSession:
                 interrupt_mode=settings.get("interruptMode", "immediate"),
             ),
             stream_settings=settings.data if hasattr(settings, "data") else {},
+            secrets=self.secrets,
         )
         self.agent.thinking_level = thinking_level
         self.agent.before_stop = StopHook(self)
@@ -163,6 +166,16 @@ class AgentSession:
         self._restored_thinking = restored.thinking_level
         shared_api._bind(self)
         self.api._set_flags(flags)
+
+    @property
+    def session_file(self) -> SessionFile:
+        return self._session_file
+
+    @session_file.setter
+    def session_file(self, file: SessionFile) -> None:
+        """Every file this session writes (new, resumed, forked) hides its secrets."""
+        file.secrets = self.secrets
+        self._session_file = file
 
     # -- events -----------------------------------------------------------------------
 

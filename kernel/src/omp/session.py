@@ -38,6 +38,7 @@ from omp.messages import (
     parse_message,
     to_wire,
 )
+from omp.secrets import Secrets
 
 CURRENT_VERSION = 3
 _LARGE = 4 << 20
@@ -262,6 +263,8 @@ class SessionFile:
         """The file's length as this process knows it (read, then appended)."""
         self._migrated = False
         """Read from a version 1 file: rewritten as version 3 before the first append."""
+        self.secrets: Secrets | None = None
+        """Credential values replaced in every entry appended (omp.secrets)."""
 
     @classmethod
     def create(
@@ -558,6 +561,10 @@ class SessionFile:
             line = _encode(entry)
         except (TypeError, ValueError) as exc:
             raise OmpError(f"cannot save a {kind} entry: {exc}") from None
+        if self.secrets:
+            redacted = self.secrets.redact_bytes(line)
+            if redacted is not line:  # the entry kept in memory is what the file holds
+                line, entry = redacted, json.loads(redacted)
         entry = freeze(entry)
         if self._persisted:
             if self._migrated:

@@ -322,6 +322,21 @@ _ENTRIES = [
         minimum=4096,
     ),
     _s(
+        "bash.passProviderKeys",
+        "boolean",
+        False,
+        "give the bash tool, !commands and api.exec omp's provider API keys "
+        "(off: those variables are removed from their environment)",
+    ),
+    _s(
+        "secrets.enabled",
+        "boolean",
+        True,
+        "hide every credential omp knows (provider keys, models.json, auth.json, "
+        "--api-key, MCP env and headers) as [REDACTED:NAME] in tool results, events, "
+        "session files and exports",
+    ),
+    _s(
         "batch.requestsPerMinute",
         "map",
         {},

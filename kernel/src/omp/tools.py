@@ -11,8 +11,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from omp.errors import OmpError
+from omp.errors import OmpError, UsageError
 from omp.messages import ImageContent, TextContent
+from omp.secrets import Secrets
 
 
 @dataclass
@@ -261,7 +262,7 @@ class ToolRegistry:
         names = list(names)
         unknown = [n for n in names if n not in self._tools]
         if unknown:
-            raise OmpError(
+            raise UsageError(
                 f"unknown tool(s): {', '.join(unknown)}. "
                 f"Valid tools: {', '.join(sorted(self._tools)) or '(none)'}"
             )
@@ -282,58 +283,70 @@ def clean_text(text: str) -> str:
         return text.encode("utf-8", "replace").decode("utf-8")
 
 
-def json_safe(value: Any, depth: int = 0) -> Any:
-    """A JSON-serialisable copy of any value: what a session file can always hold."""
+def json_safe(value: Any, depth: int = 0, clean: Callable[[str], str] = clean_text) -> Any:
+    """A JSON-serialisable copy of any value: what a session file can always hold.
+    Every string in it passes through ``clean``."""
     if value is None or isinstance(value, bool | int):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else repr(value)
     if isinstance(value, str):
-        return clean_text(value)
+        return clean(value)
     if depth >= _MAX_DEPTH:
-        return clean_text(repr(value)[:200])
+        return clean(repr(value)[:200])
     if isinstance(value, BaseModel):
-        return json_safe(value.model_dump(mode="json"), depth + 1)
+        return json_safe(value.model_dump(mode="json"), depth + 1, clean)
     if isinstance(value, dict):
-        return {clean_text(str(k)): json_safe(v, depth + 1) for k, v in value.items()}
+        return {clean(str(k)): json_safe(v, depth + 1, clean) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
-        return [json_safe(v, depth + 1) for v in value]
+        return [json_safe(v, depth + 1, clean) for v in value]
     if isinstance(value, bytes):
-        return clean_text(value.decode("utf-8", "replace"))
+        return clean(value.decode("utf-8", "replace"))
     try:
-        return clean_text(str(value))
+        return clean(str(value))
     except Exception:
         return f"<unprintable {type(value).__name__}>"
 
 
-def _coerce_block(block: Any) -> TextContent | ImageContent | None:
+def _coerce_block(
+    block: Any, clean: Callable[[str], str] = clean_text
+) -> TextContent | ImageContent | None:
     if isinstance(block, TextContent):
-        return TextContent(text=clean_text(block.text))
+        return TextContent(text=clean(block.text))
     if isinstance(block, ImageContent):
         return block
     if isinstance(block, str):
-        return TextContent(text=clean_text(block))
+        return TextContent(text=clean(block))
     if isinstance(block, dict):
         kind = block.get("type")
         if kind == "text" and isinstance(block.get("text"), str):
-            return TextContent(text=clean_text(block["text"]))
+            return TextContent(text=clean(block["text"]))
         mime = block.get("mimeType", block.get("mime_type"))
         if kind == "image" and isinstance(block.get("data"), str) and isinstance(mime, str):
             return ImageContent(data=block["data"], mime_type=mime)
     return None
 
 
-def coerce_tool_result(raw: Any) -> ToolResult:
+def coerce_tool_result(raw: Any, secrets: Secrets | None = None) -> ToolResult:
     """The single boundary where untyped values from ``Tool.execute`` enter the loop.
 
     A malformed result would corrupt the session file, so every shape is turned into
     a valid ToolResult here; one that cannot be understood becomes an error result
-    that says what was wrong.
+    that says what was wrong. With ``secrets`` (omp.secrets), every credential value
+    they know is replaced in the text and the details, so neither the model, nor an
+    event, nor the session file ever holds it.
     """
+    clean = clean_text
+    if secrets:
+        redact = secrets.redact
+
+        def clean(text: str) -> str:
+            return redact(clean_text(text))
+
     if isinstance(raw, ToolResult):
         content, details, is_error = raw.content, raw.details, bool(raw.is_error)
     elif isinstance(raw, str):
-        return ToolResult([TextContent(text=clean_text(raw))])
+        return ToolResult([TextContent(text=clean(raw))])
     elif isinstance(raw, dict) and "content" in raw:
         content, details = raw.get("content"), raw.get("details")
         is_error = bool(raw.get("is_error", raw.get("isError", False)))
@@ -343,17 +356,18 @@ def coerce_tool_result(raw: Any) -> ToolResult:
         return ToolResult([TextContent(text="(no output)")])
     else:
         text = f"Tool returned an unsupported result of type {type(raw).__name__}"
-        return ToolResult([TextContent(text=text)], json_safe(raw), True)
+        return ToolResult([TextContent(text=text)], json_safe(raw, clean=clean), True)
     if isinstance(content, str):
         content = [content]
     if not isinstance(content, list | tuple):
         text = "Tool returned a malformed result: content is not a list"
-        return ToolResult([TextContent(text=text)], json_safe(details), True)
-    blocks = [b for b in (_coerce_block(item) for item in content) if b is not None]
+        return ToolResult([TextContent(text=text)], json_safe(details, clean=clean), True)
+    blocks = [b for b in (_coerce_block(item, clean) for item in content) if b is not None]
     dropped = len(content) - len(blocks)
     if dropped:
         blocks.append(TextContent(text=f"[{dropped} malformed content block(s) dropped]"))
-    return ToolResult(blocks, json_safe(details), is_error or (dropped > 0 and not blocks))
+    details = json_safe(details, clean=clean)
+    return ToolResult(blocks, details, is_error or (dropped > 0 and not blocks))
 
 
 def dumps_compact(value: Any) -> str:

@@ -6,7 +6,8 @@ runs it and shows it but keeps it out of the model's context. ``$code`` and ``$$
 do the same with Python (a ``pythonExecution`` message): this project has no Python
 REPL, so the code runs as ``python3 -c``. Handlers of user_bash / user_python see each
 run first and may supply its result instead. Commands run through ``api.exec``, the
-runtime's one process runner; the output keeps its last 3000 lines / 50 KiB.
+runtime's one process runner (without omp's provider keys); the output keeps its last
+3000 lines / 50 KiB, with every secret omp knows hidden.
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ async def execute(
         output, exit_code, cancelled = _from_result(override.result)
     else:
         output, exit_code, cancelled = await _exec(session, program, code, signal)
+    output = session.secrets.redact(output)
     total_lines, total_bytes = len(output.splitlines()), len(output.encode("utf-8"))
     output, truncated = _tail(output)
     fields = {

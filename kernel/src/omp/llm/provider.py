@@ -78,6 +78,9 @@ class HttpProvider(Provider):
         """Why the provider rejected its key; the key is not sent again."""
         self.wire_cache = WireCache()
         """The conversations converted so far, so each message is converted once."""
+        self.known_secrets: Any = None
+        """The session's omp.secrets.Secrets: told the key and credential headers each
+        request resolves (a ``!command``'s output is known only then)."""
 
     @property
     def wire(self) -> WireApi:
@@ -170,6 +173,8 @@ class HttpProvider(Provider):
             yield out.error(f"{self.name}: {reason}" if self.disabled_cause else reason)
             return
         request = Request(self, model, context, options, key, headers)
+        if self.known_secrets is not None:
+            self.known_secrets.add_all((f"{self.name}:key", s) for s in request.secrets)
         events = run_stream(
             model, options, lambda out: self.wire.attempt(request, out), request.secrets
         )

@@ -62,8 +62,12 @@ def shell_argv(command: str) -> list[str]:
     return [bash, "-c", command] if bash else ["/bin/sh", "-c", command]
 
 
-def command_env() -> dict[str, str]:
-    return {**os.environ, **NON_INTERACTIVE_ENV}
+def command_env(ctx: Any = None) -> dict[str, str]:
+    """omp's environment made non-interactive, without omp's provider keys unless the
+    session's ``bash.passProviderKeys`` says so (``ctx.api.child_env``)."""
+    api = getattr(ctx, "api", None)
+    base = api.child_env() if api is not None else dict(os.environ)
+    return {**base, **NON_INTERACTIVE_ENV}
 
 
 async def run_command(
@@ -73,6 +77,7 @@ async def run_command(
     signal: Any,
     sink: OutputSink,
     on_tick: Callable[[], None] = lambda: None,
+    env: dict[str, str] | None = None,
 ) -> Outcome:
     """Run ``argv`` until it exits, ``timeout`` seconds pass or ``signal`` aborts.
     Raises OSError when the process cannot be started."""
@@ -81,7 +86,7 @@ async def run_command(
     proc = subprocess.Popen(
         argv,
         cwd=cwd,
-        env=command_env(),
+        env=command_env() if env is None else env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

@@ -22,7 +22,7 @@ from omp_tool_bash.output import (
     OutputSink,
     human_size,
 )
-from omp_tool_bash.runner import Outcome, run_command, shell_argv
+from omp_tool_bash.runner import Outcome, command_env, run_command, shell_argv
 
 DEFAULT_TIMEOUT = 120.0
 MIN_TIMEOUT = 1.0
@@ -87,7 +87,7 @@ class BashTool(Tool):
 
         try:
             outcome = await run_command(
-                shell_argv(params.command), cwd, timeout, signal, sink, tick
+                shell_argv(params.command), cwd, timeout, signal, sink, tick, command_env(ctx)
             )
         except OSError as exc:
             return ToolResult.error(f"Could not start the shell: {exc.strerror or exc}", base)

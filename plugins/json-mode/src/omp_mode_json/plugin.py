@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import omp
@@ -26,8 +27,8 @@ def omp_register_modes(api):
     ]
 
 
-def _write(payload: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(payload, ensure_ascii=False, separators=(",", ":")) + "\n")
+def _write(payload: dict[str, Any], redact: Callable[[str], str] = str) -> None:
+    sys.stdout.write(redact(json.dumps(payload, ensure_ascii=False, separators=(",", ":"))) + "\n")
     sys.stdout.flush()
 
 
@@ -35,8 +36,11 @@ async def run_json(session: Any, request: Any) -> int:
     if not request.prompts:
         print("omp: no prompt given: pass text as arguments, or pipe it on stdin", file=sys.stderr)
         return 2
+    redact = session.secrets.redact  # what the user typed, or a plugin's notice
     _write(session.session_file.header)
-    session.subscribe(lambda event: _write(event.model_dump(mode="json", exclude_none=True)))
+    session.subscribe(
+        lambda event: _write(event.model_dump(mode="json", exclude_none=True), redact)
+    )
     final = await run_prompts(session, request.prompts, request.images)
     if session.abort_message:
         return 1

@@ -66,6 +66,24 @@ class ServerConfig:
             return self.redact(" ".join([self.command, *self.args]).strip())
         return self.redact(self.url)
 
+    def secret_values(self) -> list[tuple[str, str]]:
+        """(label, value) of its credentials, for omp to hide everywhere: every value a
+        variable named like a credential expanded to, and env and header values whose
+        names say they are credentials (``GITHUB_TOKEN``, ``Authorization``)."""
+        from omp.secrets import CREDENTIAL_NAME, ENV_SECRET_NAME
+
+        found = [
+            (f"mcp:{self.name}:{name}", value)
+            for pairs in (self.env, self.headers)
+            for name, value in pairs.items()
+            if CREDENTIAL_NAME.search(name)
+        ]
+        for value, reference in self.expanded.items():
+            variable = _VAR.match(reference)
+            if variable and ENV_SECRET_NAME.search(variable.group(1)):
+                found.append((f"mcp:{self.name}:{variable.group(1)}", value))
+        return found
+
     def redact(self, text: str) -> str:
         """``text`` with every value taken from the environment shown as its ``${VAR}``."""
         for value in sorted(self.expanded, key=len, reverse=True):

@@ -72,6 +72,7 @@ class McpManager:
         for config in servers:
             if not config.enabled:
                 continue
+            self.api.secrets.add_all(config.secret_values())
             connection = Connection(
                 config,
                 request_timeout=self.request_timeout,

@@ -79,14 +79,16 @@ class FrameWriter:
         self.protocol_version = 1
         self._lock = threading.Lock()
         self._chunk_ids = itertools.count(1)
+        self.redact: Callable[[bytes], bytes] = _unchanged
+        """Hides the session's secrets in every frame (omp.secrets.Secrets.redact_bytes)."""
 
     def write(self, frame: dict[str, Any]) -> None:
-        data = encode(frame)
+        data = self.redact(encode(frame))
         if len(data) > MAX_FRAME_BYTES:
             if self.protocol_version >= 2 and len(data) - 1 <= MAX_REASSEMBLED_BYTES:
                 self._write_chunks(data[:-1])
                 return
-            data = encode(degrade(frame))
+            data = self.redact(encode(degrade(frame)))
         with self._lock:
             self._write_all(data)
 
@@ -96,6 +98,7 @@ class FrameWriter:
         if len(data) > MAX_FRAME_BYTES:
             self.write(frame())
             return
+        data = self.redact(data)
         with self._lock:
             self._write_all(data)
 
@@ -122,6 +125,10 @@ class FrameWriter:
                 view = view[os.write(self.fd, view) :]
         except (BrokenPipeError, OSError):
             pass  # the client went away; reading stdin will end the run
+
+
+def _unchanged(data: bytes) -> bytes:
+    return data
 
 
 def fits(frame: dict[str, Any]) -> bool:

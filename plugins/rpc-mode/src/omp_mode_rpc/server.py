@@ -48,6 +48,7 @@ class RpcServer:
     def __init__(self, session: Any, writer: FrameWriter, ready_sent: bool = False) -> None:
         self.session = session
         self.writer = writer
+        writer.redact = session.secrets.redact_bytes  # what the user typed, say
         self._ready_sent = ready_sent
         self.compacting = False
         self.retrying = False

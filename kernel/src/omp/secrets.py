@@ -1,0 +1,234 @@
+"""Credential values omp knows, and the one pass that hides them (omp's secret obfuscation).
+
+Every value known to be a credential — provider keys in the environment (and any other
+variable named like one: ``*_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*_PASSWORD``), the
+user's models.json and auth.json, ``--api-key``, the key a provider resolved with a
+``!command``, and what plugins register (MCP server env and headers) — is replaced by
+``[REDACTED:<where it came from>]`` in tool results, session files, exports and the
+run modes' output. The ``secrets.enabled`` setting (on by default) turns that off.
+
+Children omp starts for the model or the user (the bash tool, ``!cmd``, ``api.exec``)
+get the environment without omp's own provider key variables, unless
+``bash.passProviderKeys`` is true.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+MIN_LENGTH = 8
+"""Shorter values are never hidden: "1" or "true" would garble every text."""
+
+ENV_SECRET_NAME = re.compile(r"(?:KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIALS?)$", re.I)
+"""Environment variables whose values are treated as secrets, as omp does."""
+CREDENTIAL_NAME = re.compile(r"auth|key|token|secret|cookie|password|credential", re.I)
+"""Header names (and MCP env names) whose values are credentials."""
+_AUTH_FIELD = re.compile(r"key|token|secret|access|refresh|password", re.I)
+_SCHEME = re.compile(r"^(?:bearer|basic|token|bot)\s+(\S+)$", re.I)
+_LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9_.:/@+-]")
+
+
+class Secrets:
+    """The registry of known secret values (value -> label) and their redaction.
+
+    Values may be added at any time (a provider resolves a ``!command`` key on its first
+    request), from any thread; redaction reads a snapshot (a tool's worker thread too).
+    """
+
+    def __init__(self, enabled: bool = True) -> None:
+        self.enabled = enabled
+        self.withheld: frozenset[str] = frozenset()
+        """Environment variables children do not get (omp's provider keys)."""
+        self._labels: dict[str, str] = {}
+        self._values: tuple[str, ...] = ()
+        self._encoded: tuple[bytes, ...] = ()
+        self._lock = threading.Lock()
+
+    def __bool__(self) -> bool:
+        """True when redaction is on and there is something to hide."""
+        return self.enabled and bool(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def add(self, value: Any, label: str) -> None:
+        """Know ``value`` as a secret, shown as ``[REDACTED:label]``; the first label of a
+        value stays. Non-strings and values under MIN_LENGTH are ignored."""
+        if not isinstance(value, str):
+            return
+        label = _LABEL_UNSAFE.sub("_", label)[:80] or "secret"
+        with self._lock:
+            added = False
+            for candidate in _variants(value.strip()):
+                if len(candidate) >= MIN_LENGTH and candidate not in self._labels:
+                    self._labels[candidate] = label
+                    added = True
+            if added:
+                self._values = tuple(sorted(self._labels, key=len, reverse=True))
+                self._encoded = tuple(v.encode("utf-8") for v in self._values)
+
+    def add_all(self, values: Iterable[tuple[str, Any]]) -> None:
+        """``add`` each (label, value) pair."""
+        for label, value in values:
+            self.add(value, label)
+
+    def redact(self, text: str) -> str:
+        """``text`` with every known value replaced; the same object when none occurs.
+
+        One C substring search per value (``value in text``), longest value first: with
+        keys sharing no prefix that is many times faster than a regex alternation, whose
+        engine tries every branch at every position (bench/secrets_redaction.py)."""
+        values = self._values
+        if not self.enabled or not values or not text:
+            return text
+        labels = self._labels
+        for value in [v for v in values if v in text]:
+            text = text.replace(value, f"[REDACTED:{labels[value]}]")
+        return text
+
+    def redact_bytes(self, data: bytes) -> bytes:
+        """``redact`` for UTF-8 bytes (a session line); the same object when none occurs."""
+        encoded = self._encoded
+        if not self.enabled or not encoded or not data:
+            return data
+        labels = self._labels
+        for value in [v for v in encoded if v in data]:
+            data = data.replace(value, f"[REDACTED:{labels[value.decode()]}]".encode())
+        return data
+
+    def redact_value(self, value: Any) -> Any:
+        """A JSON-like value with every string in it redacted (dict keys included)."""
+        if not self:
+            return value
+        return _walk(value, self.redact)
+
+    def child_env(self, base: Mapping[str, str] | None = None) -> dict[str, str]:
+        """``base`` (default: this process's environment) without the withheld variables."""
+        env = os.environ if base is None else base
+        withheld = self.withheld
+        return {k: v for k, v in env.items() if k not in withheld}
+
+
+def _variants(value: str) -> list[str]:
+    """The value, its token without an auth scheme (``Bearer x`` -> ``x``), and each as
+    JSON escapes it (what a session line or an event line holds)."""
+    found = [value]
+    scheme = _SCHEME.match(value)
+    if scheme:
+        found.append(scheme.group(1))
+    for text in list(found):
+        for ascii_only in (False, True):
+            escaped = json.dumps(text, ensure_ascii=ascii_only)[1:-1]
+            if escaped not in found:
+                found.append(escaped)
+    return found
+
+
+def _walk(value: Any, redact: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(k) if isinstance(k, str) else k: _walk(v, redact) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_walk(v, redact) for v in value]
+    return value
+
+
+# -- what omp knows -----------------------------------------------------------------------
+
+
+def provider_key_names(agent_dir: Path, env: Mapping[str, str]) -> frozenset[str]:
+    """omp's provider key variables: every provider's usual ones (the catalogue's
+    ``keyEnv``) and those the user's models file names as an ``apiKey``."""
+    from omp.llm.config import load_providers
+
+    names: set[str] = set()
+    for config in load_providers(agent_dir):
+        names.update(config.key_env)
+        if config.api_key and not config.api_key.startswith("!") and config.api_key in env:
+            names.add(config.api_key)
+    return frozenset(names)
+
+
+def collect_secrets(
+    secrets: Secrets,
+    agent_dir: Path,
+    env: Mapping[str, str] | None = None,
+    *,
+    cli_key: str | None = None,
+    settings: Any = None,
+) -> Secrets:
+    """Fill ``secrets`` with what omp knows without running anything: the environment,
+    models.json (literals and variable references; a ``!command`` is added when a
+    provider runs it), auth.json and ``--api-key``. ``settings`` (omp.settings.Settings)
+    sets ``secrets.enabled`` and ``bash.passProviderKeys``."""
+    env = os.environ if env is None else env
+    if settings is not None:
+        secrets.enabled = bool(settings.get("secrets.enabled", True))
+    if cli_key:
+        secrets.add(cli_key, "--api-key")
+    key_names = _safely(lambda: provider_key_names(agent_dir, env), frozenset())
+    pass_keys = settings is not None and bool(settings.get("bash.passProviderKeys", False))
+    secrets.withheld = frozenset() if pass_keys else key_names
+    for name in sorted(env):
+        if name in key_names or ENV_SECRET_NAME.search(name):
+            secrets.add(env[name], name)
+    secrets.add_all(_safely(lambda: list(_models_file_values(agent_dir, env)), []))
+    secrets.add_all(_safely(lambda: list(_auth_file_values(agent_dir)), []))
+    return secrets
+
+
+def _safely(work: Callable[[], Any], fallback: Any) -> Any:
+    """A broken models.json or auth.json is reported where it is used, not here."""
+    try:
+        return work()
+    except Exception:
+        return fallback
+
+
+def _models_file_values(agent_dir: Path, env: Mapping[str, str]) -> Iterable[tuple[str, str]]:
+    from omp.llm.config import load_providers
+
+    for config in load_providers(agent_dir):
+        if config.source == "catalogue":
+            continue
+        if config.api_key and not config.api_key.startswith("!"):
+            label = config.api_key if config.api_key in env else f"models.json:{config.name}"
+            yield label, env.get(config.api_key, config.api_key)
+        for name, value in config.headers.items():
+            if isinstance(value, str) and CREDENTIAL_NAME.search(name) and value[:1] != "!":
+                yield f"models.json:{config.name}:{name}", env.get(value, value)
+
+
+def _auth_file_values(agent_dir: Path) -> Iterable[tuple[str, str]]:
+    from omp.llm.config import auth_file
+
+    try:
+        data = json.loads(auth_file(agent_dir).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return
+    if not isinstance(data, dict):
+        return
+    for provider, entry in data.items():
+        values = [entry] if isinstance(entry, str) else []
+        if isinstance(entry, dict):  # api_key or oauth: not an account's email or id
+            values = [v for k, v in entry.items() if _AUTH_FIELD.search(k) and isinstance(v, str)]
+        for value in values:
+            yield f"auth.json:{provider}", value
+
+
+def known_secrets(cwd: Path | None = None) -> Secrets:
+    """What omp knows outside a session (``omp sessions export``): the environment, the
+    user's models.json and auth.json, under the user's ``secrets.enabled``."""
+    from omp.settings import agent_dir, load_settings
+
+    settings = _safely(lambda: load_settings(cwd or Path.cwd(), apply_project=False), None)
+    return collect_secrets(Secrets(), agent_dir(), settings=settings)
