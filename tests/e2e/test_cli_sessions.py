@@ -88,6 +88,7 @@ def test_session_dir_flag_writes_there(omp_cli):
 def test_session_path_is_created_then_reused(omp_cli):
     script = omp_cli.script(COUNTING)
     path = omp_cli.root / "named" / "chat.jsonl"
+    path.parent.mkdir()  # the file is created, never a directory (test_cli_session_files)
 
     first = omp_cli("--session", path, "-p", "first", "--script", script)
     assert first.returncode == 0, first.stderr

@@ -1,4 +1,4 @@
-"""End to end: `omp sessions [SEARCH]`, `omp --export FILE` (HTML and Markdown), a pi
+"""End to end: `omp sessions [SEARCH]`, `omp --export ID FILE` (HTML and Markdown), a pi
 session file continued with `--session`, and `/tree ID --summarize`."""
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def test_sessions_lists_and_searches(omp_cli):
 def test_export_writes_html_and_markdown(omp_cli):
     _run_two(omp_cli)
     oldest = json.loads(omp_cli("sessions", "--json").stdout.splitlines()[-1])
-    page = omp_cli("--export", "out.html", "--resume", oldest["id"][:13])
+    page = omp_cli("--export", oldest["id"][:13], "out.html")
     assert page.returncode == 0, page.stderr
     html = (omp_cli.cwd / "out.html").read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>") and "<script" not in html and "http" not in html
@@ -53,7 +53,7 @@ def test_export_writes_html_and_markdown(omp_cli):
     assert markdown.returncode == 0, markdown.stderr
     text = (omp_cli.cwd / "notes.md").read_text(encoding="utf-8")
     assert text.startswith("# Kiwi hunt\n") and "## user\n\nan unrelated <question>" in text
-    bad = omp_cli("--export", "x.html", "--resume", "zzzz")
+    bad = omp_cli("--export", "zzzz", "x.html")
     assert bad.returncode != 0 and "no session matching 'zzzz'" in bad.stderr
     assert "Traceback" not in bad.stderr
 

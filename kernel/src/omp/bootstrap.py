@@ -173,7 +173,9 @@ def _select_model(
             provider.cli_api_key = api_key
         reason = provider.unavailable_reason(settings)
         if reason:
-            raise OmpError(f"model {model.key} cannot be used: {reason}")
+            # A flag that chose the provider (``--script FILE``) named what is missing.
+            error = UsageError if any(w is provider for _, w in requested) else OmpError
+            raise error(f"model {model.key} cannot be used: {reason}")
         return model, thinking, []
     notices: list[str] = []
     for label, candidate in (

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from omp.errors import OmpError
+from omp.errors import UsageError
 from omp.messages import (
     AssistantMessage,
     RedactedThinkingContent,
@@ -269,7 +269,7 @@ class ModelRegistry:
         if len(fuzzy) == 1:
             return fuzzy[0]
         if not self.models:
-            raise OmpError(f"unknown model {pattern!r}: no providers are installed")
+            raise UsageError(f"unknown model {pattern!r}: no providers are installed")
         candidates = by_id or fuzzy
         if not candidates:
             keys = [m.key for m in self.models]
@@ -277,14 +277,14 @@ class ModelRegistry:
             candidates = [m for m in self.models if m.key in close]
         if not candidates:
             models = self.suggestion_order(self.models)
-            raise OmpError(
+            raise UsageError(
                 f"unknown model {pattern!r}; available: "
                 + ", ".join(m.key for m in models[:10])
                 + (f" (`omp models` lists all {len(models)})" if len(models) > 10 else "")
             )
         names = ", ".join(m.key for m in self.suggestion_order(candidates)[:5])
         verb = "is ambiguous" if (by_id or fuzzy) else "is unknown"
-        raise OmpError(f"model {pattern!r} {verb}; closest matches: {names}")
+        raise UsageError(f"model {pattern!r} {verb}; closest matches: {names}")
 
     def suggestion_order(self, models: list[Model]) -> list[Model]:
         """``models`` with the usable ones the user configured first, then the rest that

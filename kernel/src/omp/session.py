@@ -11,6 +11,7 @@ import copy
 import gc
 import json
 import os
+import stat
 import time
 import uuid
 from collections.abc import Iterator
@@ -182,6 +183,17 @@ def _model_key(entry: dict[str, Any]) -> str | None:
     return f"{provider}/{model_id}" if provider and model_id else None
 
 
+def _refuse_special_file(path: Path) -> None:
+    """A named pipe would block its reader for ever, and a device is no session: whoever
+    named it made a usage error."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # opening it says what is wrong
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):  # open says "is a directory"
+        raise UsageError(f"cannot open session {path}: not a regular file")
+
+
 def _version(header: dict[str, Any]) -> int:
     version = header.get("version", 1)
     return version if isinstance(version, int) else 1
@@ -292,8 +304,10 @@ class SessionFile:
         """Load a session file. With ``lock`` this process becomes the file's one writer
         until ``close()``, and another process holding it raises SessionLockedError;
         without, it is a snapshot, locked at its first write (refused if the file grew
-        since)."""
+        since). A file of a newer format version than this omp writes is read, never
+        written: opening it with ``lock`` raises."""
         path = Path(path)
+        _refuse_special_file(path)
         lock_fd = None
         try:
             if lock:
@@ -307,6 +321,9 @@ class SessionFile:
             session_lock.release(lock_fd)
             raise
         session._lock_fd = lock_fd
+        if lock and session.newer_version:
+            session.close()
+            raise OmpError(session._unwritable())
         return session
 
     @classmethod
@@ -462,8 +479,24 @@ class SessionFile:
         except (AttributeError, OSError):
             pass
 
+    @property
+    def newer_version(self) -> int | None:
+        """The header's format version when it is newer than this omp writes (such a
+        file is read as far as it can be, never written)."""
+        version = _version(self.header)
+        return version if self._persisted and version > CURRENT_VERSION else None
+
+    def _unwritable(self) -> str:
+        return (
+            f"cannot write session {self.path}: its format is version {self.newer_version}, "
+            f"newer than this omp writes ({CURRENT_VERSION}); it can be read (omp --export) "
+            "but not continued here"
+        )
+
     def _hold_lock(self) -> None:
         """Become the file's writer before appending, if this process is not yet."""
+        if self.newer_version:
+            raise OmpError(self._unwritable())
         if self._lock_fd is not None:
             return
         assert self.path is not None

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from omp.errors import OmpError
+from omp.errors import UsageError
 from omp.session import iso_now
 from omp.session_listing import SessionInfo
 
@@ -113,7 +113,7 @@ def find_session(directory: Path, prefix: str) -> Path:
     (case-insensitive); an exact match wins over prefix matches."""
     needle = prefix.strip().lower()
     if not needle:
-        raise OmpError("no session id given")
+        raise UsageError("no session id given")
     exact: list[Path] = []
     partial: list[Path] = []
     for path in _session_files(directory):
@@ -129,10 +129,12 @@ def find_session(directory: Path, prefix: str) -> Path:
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise OmpError(f"no session matching '{prefix}' in {directory}")
+        raise UsageError(f"no session matching '{prefix}' in {directory}")
     names = ", ".join(path.name for path in matches[:5])
     more = f" and {len(matches) - 5} more" if len(matches) > 5 else ""
-    raise OmpError(f"session '{prefix}' is ambiguous: {len(matches)} sessions match: {names}{more}")
+    raise UsageError(
+        f"session '{prefix}' is ambiguous: {len(matches)} sessions match: {names}{more}"
+    )
 
 
 def list_sessions(directory: Path) -> list[SessionInfo]:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from omp.cli.reserved import PROMPT_WORD
 from omp.contrib import Flag
 from omp.errors import UsageError
 
@@ -93,11 +94,12 @@ BUILTIN_FLAGS: list[Flag] = [
     Flag("no-session", "Keep the session in memory only"),
     Flag(
         "export",
-        "Write a session (--session PATH, --resume ID, else the latest here) to FILE "
-        "as HTML, or Markdown for .md, and exit",
+        "Export a session (a file or an id prefix) to HTML and exit: --export SESSION "
+        "[OUT] (OUT.md: Markdown; default omp-session-NAME.html here)",
         "string",
-        metavar="FILE",
+        metavar="SESSION",
     ),
+    Flag("force", "With --export: overwrite an existing output file"),
     Flag("session-dir", "Directory for session files", "string", metavar="DIR"),
     Flag("system-prompt", "Replace the system prompt (text or a file)", "string", metavar="TEXT"),
     Flag(
@@ -130,56 +132,84 @@ FAMILIES = {
     "mcp": "manage MCP servers",
     "batch": "run many tasks as independent sessions",
     "sessions": "list and search sessions",
+    "acp": "serve the Agent Client Protocol to editors",
 }
 """Command families that plugins provide (``omp_register_subcommands``). The words are
 reserved: without the plugin, ``omp plugin add x`` says the command is not installed
 instead of becoming three prompts to the model."""
 
 
-def first_word(argv: Sequence[str]) -> tuple[str | None, list[str]]:
-    """The first positional argument (a command's name, or a prompt) after the built-in
-    flags and their values, and every argument after it."""
-    takes_value = _spellings(lambda f: f.type != "boolean" and f.name not in OPTIONAL_VALUE)
-    optional = _spellings(lambda f: f.name in OPTIONAL_VALUE)
-    args = list(argv)
+def first_word(
+    argv: Sequence[str], extra_flags: Sequence[Flag] = ()
+) -> tuple[str | None, list[str]]:
+    """The command's name: the first positional argument after the flags and their
+    values (the built-in ones and ``extra_flags``), and every argument after it. None
+    when ``-p`` comes before it: what follows ``-p`` is a prompt."""
+    index, after_print = _first_positional(argv, extra_flags)
+    if index is None or after_print:
+        return None, []
+    return argv[index], list(argv[index + 1 :])
+
+
+def _first_positional(
+    argv: Sequence[str], extra_flags: Sequence[Flag] = ()
+) -> tuple[int | None, bool]:
+    """The index of the first positional argument (None: there is none before ``--``),
+    and whether ``-p``/``--print`` came before it."""
+    flags = _merge_flags(list(extra_flags))
+    takes_value = _spellings(lambda f: f.type != "boolean" and f.name not in OPTIONAL_VALUE, flags)
+    optional = _spellings(lambda f: f.name in OPTIONAL_VALUE, flags)
+    prints = _spellings(lambda f: f.name == "print")
+    after_print = False
     index = 0
-    while index < len(args):
-        token = args[index]
+    while index < len(argv):
+        token = argv[index]
         if token == "--":
-            return None, []
+            return None, after_print
         if not token.startswith("-") or token == "-":
-            return token, args[index + 1 :]
+            return index, after_print
+        after_print = after_print or token in prints
         if token in optional:
-            following = args[index + 1] if index + 1 < len(args) else "-"
+            following = argv[index + 1] if index + 1 < len(argv) else "-"
             index += 1 if following.startswith("-") else 2
         else:
             index += 2 if token in takes_value else 1
-    return None, []
+    return None, after_print
 
 
-def _spellings(wanted: Any) -> set[str]:
+def _spellings(wanted: Any, flags: Sequence[Flag] = BUILTIN_FLAGS) -> set[str]:
     return {
-        spelling
-        for f in BUILTIN_FLAGS
-        if wanted(f)
-        for spelling in (f"--{f.name}", f.short)
-        if spelling
+        spelling for f in flags if wanted(f) for spelling in (f"--{f.name}", f.short) if spelling
     }
 
 
 def export_command(argv: Sequence[str]) -> list[str] | None:
-    """``--export FILE [--session PATH|--resume ID]`` as the arguments of ``omp sessions
-    export``, which does the work (None without ``--export``)."""
-    target = prescan(argv, "export")
-    if not target:
+    """``--export SESSION [OUT] [--force]`` (pi's and omp's form) as the arguments of
+    ``omp sessions export``, which does the work (None without ``--export``)."""
+    source = prescan(argv, "export")
+    if not source:
         return None
-    source = [
-        value
-        for name in ("session", "resume")
-        for value in prescan(argv, name)  # type: ignore[union-attr]
-        if isinstance(value, str)
-    ]
-    return ["export", *source[-1:], target[-1]]  # type: ignore[index]
+    if any(isinstance(v, str) for name in ("session", "resume") for v in prescan(argv, name)):  # type: ignore[union-attr]
+        raise UsageError(
+            "--export names the session to export: omp --export SESSION [OUT.html] "
+            "(SESSION a .jsonl file or an id prefix); drop --session/--resume"
+        )
+    force = ["--force"] if prescan(argv, "force") else []
+    return ["export", "--session", source[-1], *_positionals(argv), *force]  # type: ignore[index]
+
+
+def _positionals(argv: Sequence[str]) -> list[str]:
+    """Every positional argument (after ``--``, every argument)."""
+    found: list[str] = []
+    rest = list(argv)
+    while rest:
+        index, _ = _first_positional(rest)
+        if index is None:
+            cut = rest.index("--") if "--" in rest else len(rest)
+            return found + rest[cut + 1 :]
+        found.append(rest[index])
+        rest = rest[index + 1 :]
+    return found
 
 
 @dataclass
@@ -257,8 +287,11 @@ def parse(argv: Sequence[str], plugin_flags: list[Flag]) -> ParsedArgs:
         cut = argv.index("--")
         argv, literal = argv[:cut], argv[cut + 1 :]
     subcommand = None
-    word, rest = first_word(argv)
-    if word in SUBCOMMANDS:
+    index, _ = _first_positional(argv, plugin_flags)
+    word, rest = first_word(argv, plugin_flags)
+    if index is not None and argv[index] == PROMPT_WORD:
+        del argv[index]  # `omp launch WORDS`: prompts, whatever the words are
+    elif word in SUBCOMMANDS:
         subcommand, argv = word, argv[: len(argv) - len(rest) - 1] + rest
     parser = build_parser(plugin_flags)
     namespace, extras = parser.parse_known_args(argv)
@@ -281,7 +314,9 @@ def render_help(
         "usage: omp [command] [flags] [messages...]",
         "",
         'A coding agent: omp -p "prompt" runs once and prints the answer;',
-        "piped stdin is read as the prompt.",
+        "piped stdin is read as the prompt. A first word naming a command of omp or pi",
+        "is that command (or says it is missing here): omp -p WORD or omp launch WORD",
+        "sends it as a prompt.",
         "",
         "commands:",
     ]

@@ -80,6 +80,7 @@ def _run(argv: list[str], own_process: bool = False) -> int:
     from omp.cli import args as cli_args
     from omp.cli.args import FAMILIES, SUBCOMMANDS
     from omp.cli.paths import check_extension_path, check_session_paths
+    from omp.cli.reserved import PROMPT_WORD, RESERVED, reserved_refusal
     from omp.cli.trust_prompt import ask_to_trust, report_trust
     from omp.errors import UsageError
 
@@ -101,7 +102,11 @@ def _run(argv: list[str], own_process: bool = False) -> int:
         return recover(rest, agent_dir())
     # Listing commands and command families never run project code, trusted or not.
     runs_project_code = not (
-        wants_help or cli_args.prescan(argv, "version") or word in SUBCOMMANDS or word in FAMILIES
+        wants_help
+        or cli_args.prescan(argv, "version")
+        or word in SUBCOMMANDS
+        or word in FAMILIES
+        or word in RESERVED
     )
     extension_paths = [check_extension_path(p) for p in cli_args.prescan(argv, "extension")]  # type: ignore[union-attr]
     discover = not cli_args.prescan(argv, "no-extensions")
@@ -119,14 +124,18 @@ def _run(argv: list[str], own_process: bool = False) -> int:
     )
     if runs_project_code:
         report_trust(runtime, remember_it=trust)
+    if exported is None:  # a plugin's flag may take the value seen as the word so far
+        word, rest = cli_args.first_word(argv, runtime.contributions.of("flags"))
     commands = {c.name: c for c in runtime.contributions.of("subcommands")}
-    if word in commands:
+    if word in commands and word != PROMPT_WORD:
         return _run_subcommand(commands[word], rest, runtime)
     if word in FAMILIES:
         raise UsageError(
             f"`omp {word}` is not installed: no installed plugin provides it "
             f"({FAMILIES[word]}); `omp plugins` lists what is installed"
         )
+    if word in RESERVED:
+        raise UsageError(reserved_refusal(word, rest))
     plugin_flags = runtime.contributions.of("flags")
     if wants_help:
         owners = {f.name: p for p, f in runtime.contributions.items.get("flags", [])}

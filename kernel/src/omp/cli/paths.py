@@ -30,10 +30,7 @@ def check_session_paths(runtime: Any, options: Any) -> None:
     if options.no_session:
         return
     if options.session_path:
-        path = _under(runtime.cwd, options.session_path)
-        if path.is_dir():
-            raise UsageError(f"--session {options.session_path} is a directory, not a file")
-        _check_creatable(path.parent, f"--session {options.session_path}")
+        _check_session_file(runtime.cwd, options.session_path)
         return
     raw = options.session_dir or runtime.settings.get("sessionDir")
     if raw:
@@ -42,6 +39,27 @@ def check_session_paths(runtime: Any, options: Any) -> None:
         if path.exists() and not path.is_dir():
             raise UsageError(f"{where} {raw} is a file, not a directory")
         _check_creatable(path, f"{where} {raw}")
+
+
+def _check_session_file(cwd: Path, raw: str) -> None:
+    """``--session PATH``: an existing regular file (a named pipe or a device would hang
+    or mislead the reader), or a new file in a directory that exists: a mistyped
+    directory is not created."""
+    from omp.bootstrap import is_session_path
+
+    path = _under(cwd, raw)
+    if path.is_dir():
+        raise UsageError(f"--session {raw} is a directory, not a file")
+    if path.exists():
+        if not path.is_file():
+            raise UsageError(f"--session {raw} is not a regular file")
+        return
+    _check_creatable(path.parent, f"--session {raw}")
+    if is_session_path(raw) and not path.parent.is_dir():
+        raise UsageError(
+            f"--session {raw}: no directory {path.parent}; omp creates the session file, "
+            "not its directories"
+        )
 
 
 def _under(cwd: Path, raw: str) -> Path:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from omp.errors import OmpError
+from omp.errors import UsageError
 
 
 def _given_id(runtime: Any, options: Any) -> tuple[str, str] | None:
@@ -52,7 +52,7 @@ def locate_elsewhere(runtime: Any, options: Any) -> bool:
         return True  # the usual "no session matching" error follows
     if len(found) > 1:
         names = ", ".join(f"{info.path.name} ({info.cwd})" for info in found[:3])
-        raise OmpError(
+        raise UsageError(
             f"session '{value}' is not in this directory and is ambiguous in other "
             f"projects: {len(found)} sessions match: {names}"
         )
@@ -76,7 +76,7 @@ def _declined(flag: str, value: str, cwd: str) -> bool:
     if sys.stdin.isatty() and sys.stderr.isatty():
         print("Aborted.", file=sys.stderr)
         return False
-    raise OmpError(
+    raise UsageError(
         f"session '{value}' belongs to another project ({cwd}): run omp there with "
         f"--{flag} {value}, or continue a copy here with --fork {value}"
     )

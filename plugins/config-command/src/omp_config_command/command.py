@@ -104,7 +104,7 @@ def _get(layers: Layers, key: str, project: bool) -> int:
 
 
 def _set(layers: Layers, key: str, text: str, project: bool) -> int:
-    value = parse_value(key, text)
+    value = _as_usage(parse_value, key, text)
     if project and key.split(".")[0] == TRUSTED_DIRECTORIES:
         raise OmpError(f"{key} can only be set in your user settings (drop --project)")
     path = save_setting(layers.project_path if project else layers.user_path, key, value)
@@ -129,7 +129,17 @@ def _unset(layers: Layers, key: str, project: bool) -> int:
 
 def _known_or_group(key: str) -> None:
     if find(key) is None and not group_members(key):
-        resolve(key)
+        _as_usage(resolve, key)
+
+
+def _as_usage(check: Any, *args: Any) -> Any:
+    """A key or value the user typed that the schema refuses is bad input (exit 2)."""
+    try:
+        return check(*args)
+    except UsageError:
+        raise
+    except OmpError as exc:
+        raise UsageError(str(exc)) from None
 
 
 _UNSET = object()

@@ -166,7 +166,8 @@ async def export_html(server: Any, frame: dict[str, Any]) -> Any:
     target = Path(session.cwd) / Path(str(given)).expanduser()
     from omp.context import CommandContext
 
-    outcome = command.handler(str(target), CommandContext(session))
+    # The client names the file and asks again as the session grows: omp overwrites it.
+    outcome = command.handler(f"{target} --force", CommandContext(session))
     if hasattr(outcome, "__await__"):
         await outcome
     return {"path": str(target)}

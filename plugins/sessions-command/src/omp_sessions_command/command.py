@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,13 +12,20 @@ from omp.errors import UsageError
 
 USAGE = """\
 usage: omp sessions [SEARCH] [--all] [--json]      this directory's sessions, newest first
-       omp sessions export [ID|PATH] FILE          write a session as HTML (or .md: Markdown)
-       omp --export FILE [--session PATH|--resume ID]
+       omp sessions export [ID|PATH] FILE [--force]
+                                                   write a session as HTML (or .md: Markdown)
+       omp sessions export --session ID|PATH [FILE] [--force]
+       omp --export ID|PATH [FILE] [--force]       the same, as in pi and omp
 
 SEARCH keeps the sessions whose id, title or directory contains every word; --all lists
 the sessions of every directory. export takes the latest session of this directory
-unless an id prefix or a session file is given.
+unless an id prefix or a session file is given; with --session, FILE defaults to
+omp-session-NAME.html here. An existing FILE is kept unless --force is given, and an
+export is never written to a .jsonl file.
 """
+EXPORT_USAGE = (
+    "usage: omp --export SESSION [OUT] [--force], or omp sessions export [ID|PATH] FILE [--force]"
+)
 
 
 def _directory(runtime: Any) -> Path:
@@ -32,10 +40,8 @@ def run(args: list[str], runtime: Any) -> int:
     if {"-h", "--help"} & set(flags):
         print(USAGE, end="")
         return 0
-    if positional[:1] == ["export"]:
-        if flags:
-            raise UsageError(f"unknown flag {flags[0]}; usage: omp sessions export [ID|PATH] FILE")
-        return _export(positional[1:], runtime)
+    if args[:1] == ["export"]:
+        return _export(args[1:], runtime)
     unknown = [f for f in flags if f not in ("--all", "--json")]
     if unknown:
         raise UsageError(
@@ -75,21 +81,60 @@ def format_row(info: Any, show_cwd: bool = False) -> str:
 
 def _export(args: list[str], runtime: Any) -> int:
     from omp.errors import OmpError
-    from omp.session_store import find_session, most_recent
+    from omp.session_store import most_recent
 
-    from omp_sessions_command.export import export_session
+    from omp_sessions_command.export import default_name, export_session
 
-    if not args or len(args) > 2:
-        raise UsageError("usage: omp sessions export [ID|PATH] FILE")
-    target = Path(runtime.cwd) / Path(args[-1]).expanduser()
-    directory = _directory(runtime)
-    if len(args) == 2:
-        given = Path(runtime.cwd) / Path(args[0]).expanduser()
-        source = given if given.is_file() else find_session(directory, args[0])
+    force = "--force" in args
+    source_arg, rest = _option(args, "--session")
+    flags = [a for a in rest if a.startswith("-") and a not in ("-", "--force")]
+    if flags:
+        raise UsageError(f"unknown flag {flags[0]}; {EXPORT_USAGE}")
+    positional = [a for a in rest if a != "--force"]
+    if source_arg is not None:
+        if len(positional) > 1:
+            raise UsageError(f"one output file only; {EXPORT_USAGE}")
+    elif len(positional) == 2:
+        source_arg = positional.pop(0)
+    elif len(positional) != 1:
+        raise UsageError(EXPORT_USAGE)
+    if source_arg is not None:
+        source = _source(source_arg, runtime)
     else:
-        source = most_recent(directory)
-        if source is None:
+        found = most_recent(_directory(runtime))
+        if found is None:
             raise OmpError(f"no session to export: none saved for {runtime.cwd}")
-    written = export_session(source, target)
-    print(f"exported {source.name} to {written}", file=sys.stderr)
+        source = found
+    given = positional[0] if positional else default_name(source)
+    target = Path(runtime.cwd) / Path(given).expanduser()
+    export_session(source, target, force=force)
+    print(f"Exported to: {given}")
     return 0
+
+
+def _option(args: list[str], name: str) -> tuple[str | None, list[str]]:
+    """The value of ``name VALUE`` (or ``name=VALUE``) and the other arguments."""
+    for index, token in enumerate(args):
+        if token == name and index + 1 < len(args):
+            return args[index + 1], args[:index] + args[index + 2 :]
+        if token.startswith(f"{name}="):
+            return token.partition("=")[2], args[:index] + args[index + 1 :]
+    return None, args
+
+
+def _source(raw: str, runtime: Any) -> Path:
+    """The session file a SESSION argument names: a path, else an id prefix here."""
+    from omp.bootstrap import is_session_path
+    from omp.session_store import find_session
+
+    path = Path(runtime.cwd) / Path(raw).expanduser()
+    if os.path.lexists(path):
+        return path
+    if Path(raw).suffix.lower() in (".html", ".htm", ".md", ".markdown"):
+        raise UsageError(
+            f"no session {raw}: --export takes the session first, then the output: "
+            "omp --export SESSION [OUT.html]"
+        )
+    if is_session_path(raw):
+        raise UsageError(f"no session file {raw}")
+    return find_session(_directory(runtime), raw)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -194,20 +195,50 @@ def _title(name: str | None, entries: list[dict[str, Any]]) -> str:
     return "omp session"
 
 
-def export_session(source: Path, target: Path) -> Path:
+def default_name(source: Path) -> str:
+    """pi's and omp's name for an export of ``source`` when none is given."""
+    return f"omp-session-{source.name.removesuffix('.jsonl')}.html"
+
+
+def check_target(source: Path, target: Path, *, force: bool = False) -> None:
+    """An export never replaces a session file (nor any ``.jsonl``), and replaces
+    another existing file only with ``force``."""
+    from omp.errors import UsageError
+
+    if target.suffix.lower() == ".jsonl":
+        raise UsageError(
+            f"will not write an export to {target}: .jsonl files are sessions; name the "
+            "output .html (or .md for Markdown)"
+        )
+    if os.path.exists(target) and os.path.exists(source) and os.path.samefile(source, target):
+        raise UsageError(f"will not write an export over the session it exports ({target})")
+    if target.is_dir():
+        raise UsageError(f"cannot export to {target}: it is a directory")
+    if os.path.lexists(target) and not force:
+        raise UsageError(f"{target} already exists; add --force to overwrite it")
+
+
+def export_session(source: Path, target: Path, secrets: Any = None, *, force: bool = False) -> Path:
     """Write the current branch of the session file ``source`` to ``target``: Markdown
-    for ``.md``/``.markdown``, else HTML."""
+    for ``.md``/``.markdown``, else HTML. Every credential ``secrets`` (omp.secrets;
+    default: what omp knows outside a session) hold is hidden, also from a session
+    written before omp hid them. ``check_target`` says what is refused."""
+    from omp.atomic_write import write_file
     from omp.errors import OmpError
+    from omp.secrets import known_secrets
     from omp.session import SessionFile
 
+    check_target(source, target, force=force)
     session = SessionFile.open(source, lock=False)
     entries = session.branch_entries()
     title = _title(session.name, entries)
     markdown = target.suffix.lower() in (".md", ".markdown")
+    secrets = known_secrets() if secrets is None else secrets
+    entries, title = secrets.redact_value(entries), secrets.redact(title)
     text = (to_markdown if markdown else to_html)(session.header, entries, title)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        write_file(target, text.encode("utf-8"), durable=False)
     except OSError as exc:
         raise OmpError(f"cannot write {target}: {(exc.strerror or str(exc)).lower()}") from None
     return target

@@ -60,7 +60,7 @@ def omp_register_commands(api: Any) -> list[Command]:
             "export",
             "Write this session as HTML or Markdown",
             _slash("export"),
-            "[FILE.html|FILE.md]",
+            "[FILE.html|FILE.md] [--force]",
         ),
     ]
 

@@ -236,11 +236,25 @@ async def resume(args: str, ctx: Any) -> None:
 
 
 async def export(args: str, ctx: Any) -> None:
-    from omp_sessions_command.export import export_session
+    from omp_sessions_command.export import default_name, export_session
 
     source = ctx.session.path
     if source is None or not Path(source).exists():
         raise OmpError("nothing to export: this session is not saved to a file")
-    given = args.strip() or f"{ctx.session.session_id[:8]}.html"
+    given, force = _without_force(args.strip())
+    given = given or default_name(Path(source))
     target = Path(ctx.cwd) / Path(given).expanduser()
-    ctx.ui.notify(f"exported to {export_session(Path(source), target)}")
+    written = export_session(Path(source), target, ctx.api.secrets, force=force)
+    ctx.ui.notify(f"exported to {written}")
+
+
+def _without_force(text: str) -> tuple[str, bool]:
+    """``FILE --force`` (or ``--force FILE``): the file name as typed, and the flag."""
+    flag = "--force"
+    if text == flag:
+        return "", True
+    if text.startswith(f"{flag} "):
+        return text[len(flag) :].strip(), True
+    if text.endswith(f" {flag}"):
+        return text[: -len(flag)].strip(), True
+    return text, False
