@@ -65,7 +65,6 @@ def test_broken_yaml_names_its_line(tmp_path):
         ({"baseUrl": "http://x", "api": "openai-completions", "models": ["m"]}, "an object"),
         ({"baseUrl": "http://x", "models": [{"id": "m"}]}, 'needs "api"'),
         ({"api": "openai-completions", "modelOverrides": []}, "an object"),
-        ({"baseUrl": "http://x", "api": "x", "models": [{"id": "m", "maxTokens": "lots"}]}, ""),
         ("not an object", "expected an object"),
     ],
 )
@@ -78,6 +77,63 @@ def test_an_invalid_provider_disables_only_itself(tmp_path, entry, reason):
     [problem] = models_file_problems(tmp_path)
     assert problem.startswith("invalid provider 'broken' in ") and reason in problem
     assert "broken is disabled" in problem
+
+
+@pytest.mark.parametrize(
+    ("model", "line"),
+    [
+        (
+            {"id": "m", "maxTokens": "lots"},
+            'model mine/m: maxTokens: expected a whole number of at least 1, got "lots" '
+            "(using the default 16384)",
+        ),
+        (
+            {"id": "m", "cost": {"input": "cheap"}},
+            "model mine/m: cost: expected an object of prices (numbers of at least 0), got "
+            '{"input": "cheap"} (ignored)',
+        ),
+        (
+            {"id": "m", "headers": {"X-Team": 7}},
+            "model mine/m: headers: expected an object of strings, got an object (ignored)",
+        ),
+    ],
+    ids=["maxTokens", "cost", "headers"],
+)
+def test_a_bad_model_field_is_left_out_and_the_provider_stays(tmp_path, model, line):
+    _write(tmp_path, {"mine": {"baseUrl": "http://y", "api": "a", "models": [model]}})
+
+    [provider] = [p for p in load_providers(tmp_path) if p.name == "mine"]
+
+    assert [m.id for m in provider.models] == ["m"]
+    assert (provider.models[0].max_tokens, provider.models[0].cost) == (16384, {})
+    assert models_file_problems(tmp_path) == [f"{tmp_path / 'models.json'}: {line}"]
+
+
+def test_a_bad_provider_field_is_left_out_and_a_key_is_never_quoted(tmp_path):
+    entry = {
+        "baseUrl": "http://y",
+        "api": "a",
+        "apiKey": ["sk-pasted-here-123"],
+        "authHeader": "no",
+        "models": [],
+    }
+    _write(tmp_path, {"mine": entry})
+
+    [provider] = [p for p in load_providers(tmp_path) if p.name == "mine"]
+
+    assert (provider.api_key, provider.auth_header) == (None, True)
+    problems = models_file_problems(tmp_path)
+    assert [p.split(": ", 2)[1:] for p in problems] == [
+        [
+            "provider mine",
+            "apiKey: expected a string (a variable's name, the key, or !command), "
+            "got a list (ignored)",
+        ],
+        [
+            "provider mine",
+            "authHeader: expected true or false, got a string (using the default true)",
+        ],
+    ]
 
 
 def test_an_invalid_change_to_a_built_in_provider_disables_that_provider(tmp_path):

@@ -156,10 +156,10 @@ def test_array_replaced_by_empty_array(dirs) -> None:
 
 def test_scalar_replaces_object_and_object_replaces_scalar(dirs) -> None:
     agent, project, env = dirs
-    write_json(agent / "settings.json", {"retry": False, "x": 1})
-    write_json(project / ".omp" / "settings.json", {"x": {"a": 1}})
+    write_json(agent / "settings.json", {"y": {"b": 2}, "x": 1})
+    write_json(project / ".omp" / "settings.json", {"x": {"a": 1}, "y": False})
     settings = load_settings(project, env=env, trust=True)
-    assert settings["retry"] is False
+    assert settings["y"] is False
     assert settings["x"] == {"a": 1}
 
 
@@ -274,10 +274,10 @@ def test_reads_os_environ_when_env_not_given(dirs, monkeypatch) -> None:
     agent, project, _ = dirs
     monkeypatch.setenv("OMP_CODING_AGENT_DIR", str(agent))
     monkeypatch.setenv("OMP_MODEL", "from/os")
-    write_json(agent / "settings.json", {"theme": "t"})
+    write_json(agent / "settings.json", {"theme": "light"})
     settings = load_settings(project)
     assert settings["defaultModel"] == "from/os"
-    assert settings["theme"] == "t"
+    assert settings["theme"] == "light"
 
 
 # --- malformed files and validation ------------------------------------------------------
@@ -333,40 +333,88 @@ def test_unreadable_file(dirs) -> None:
         path.chmod(0o600)
 
 
-def test_bad_enum_value_in_file(dirs) -> None:
+def test_bad_enum_value_in_file_is_left_out_and_said(dirs, capsys) -> None:
     _, project, env = dirs
     path = write_json(project / ".omp" / "settings.json", {"steeringMode": "sometimes"})
-    with pytest.raises(OmpError) as info:
-        load_settings(project, env=env)
-    message = str(info.value)
-    assert message == (
-        f'invalid value for steeringMode in {path}: "sometimes" (allowed: "all", "one-at-a-time")'
+    settings = load_settings(project, env=env)
+    assert settings["steeringMode"] == "one-at-a-time"
+    line = (
+        f'{path}: steeringMode: expected one of "all", "one-at-a-time", got "sometimes" '
+        '(using the default "one-at-a-time")'
     )
+    assert settings.problems == [line]
+    assert capsys.readouterr().err == f"omp: {line}\n"
 
 
 def test_bad_enum_value_from_env_names_variable(dirs) -> None:
     _, project, env = dirs
-    with pytest.raises(OmpError) as info:
-        load_settings(project, env={**env, "OMP_INTERRUPT_MODE": "later"})
-    message = str(info.value)
-    assert "interruptMode" in message
-    assert "OMP_INTERRUPT_MODE" in message
-    assert '"later"' in message
-    assert '"immediate", "wait"' in message
+    settings = load_settings(project, env={**env, "OMP_INTERRUPT_MODE": "later"})
+    assert settings["interruptMode"] == "immediate"
+    assert settings.problems == [
+        'OMP_INTERRUPT_MODE: interruptMode: expected one of "immediate", "wait", got "later" '
+        '(using the default "immediate")'
+    ]
 
 
-def test_bad_enum_value_from_cli(dirs) -> None:
+def test_bad_value_from_cli_is_checked_the_same_way(dirs) -> None:
     _, project, env = dirs
-    with pytest.raises(OmpError, match=r"followUpMode in the command line: 3 \(allowed"):
-        load_settings(project, cli={"followUpMode": 3}, env=env)
+    settings = load_settings(project, cli={"followUpMode": 3, "retry": {"maxRetries": 2}}, env=env)
+    assert settings["followUpMode"] == "one-at-a-time"
+    assert settings["retry.maxRetries"] == 2
+    [line] = settings.problems
+    assert line.startswith("the command line: followUpMode: expected one of")
 
 
-def test_bad_enum_in_overridden_layer_is_still_reported(dirs) -> None:
+def test_bad_value_in_overridden_layer_is_still_reported(dirs) -> None:
     agent, project, env = dirs
     user = write_json(agent / "settings.json", {"interruptMode": "soon"})
     write_json(project / ".omp" / "settings.json", {"interruptMode": "wait"})
-    with pytest.raises(OmpError, match=str(user).replace("\\", "\\\\")):
-        load_settings(project, env=env)
+    settings = load_settings(project, env=env)
+    assert settings["interruptMode"] == "wait"
+    [line] = settings.problems
+    assert line.startswith(f"{user}: interruptMode:")
+
+
+def test_a_bad_value_keeps_the_lower_layers_value(dirs) -> None:
+    agent, project, env = dirs
+    write_json(agent / "settings.json", {"retry": {"maxRetries": 4, "enabled": False}})
+    settings = load_settings(project, env={**env, "OMP_SETTINGS": '{"retry": {"maxRetries": -1}}'})
+    assert settings["retry.maxRetries"] == 4
+    assert settings["retry.enabled"] is False
+    assert settings.problems == [
+        "OMP_SETTINGS: retry.maxRetries: expected at least 0, got -1 (using 4)"
+    ]
+
+
+def test_unknown_keys_are_kept_for_plugins_not_installed(dirs) -> None:
+    agent, project, env = dirs
+    write_json(agent / "settings.json", {"myPlugin": {"level": "x"}, "retry": {"later": 1}})
+    settings = load_settings(project, env=env)
+    assert settings["myPlugin.level"] == "x"
+    assert settings["retry.later"] == 1
+    assert settings.problems == []
+
+
+def test_map_entries_are_checked_one_by_one(dirs) -> None:
+    agent, project, env = dirs
+    approval = {"bash": "maybe", "read": "allow"}
+    write_json(
+        agent / "settings.json", {"tools": {"approval": approval}, "hookTimeouts": {"a": None}}
+    )
+    settings = load_settings(project, env=env)
+    assert settings["tools.approval"] == {"read": "allow"}
+    assert settings["hookTimeouts"] == {"a": None}
+    [line] = settings.problems
+    assert 'tools.approval.bash: expected one of "allow", "deny", "prompt", got "maybe"' in line
+
+
+def test_each_problem_is_said_once_per_process(dirs, capsys) -> None:
+    agent, project, env = dirs
+    write_json(agent / "settings.json", {"retry": {"baseDelayMs": "soon"}})
+    first = load_settings(project, env=env)
+    second = load_settings(project, env=env)
+    assert first.problems == second.problems and len(first.problems) == 1
+    assert capsys.readouterr().err.count("retry.baseDelayMs") == 1
 
 
 # --- Settings object -----------------------------------------------------------------------
@@ -464,6 +512,17 @@ def test_save_user_setting_validates_and_refuses_non_object_parent(tmp_path: Pat
         save_user_setting(agent, "retry.maxRetries", 1)
     with pytest.raises(OmpError, match="invalid setting name"):
         save_user_setting(agent, "a..b", 1)
+
+
+def test_saving_a_setting_checks_the_new_value_not_the_rest_of_the_file(tmp_path: Path) -> None:
+    """A bad value already in the file must not stop `omp config set` fixing another."""
+    agent = tmp_path / "agent"
+    write_json(agent / "settings.json", {"steeringMode": "bogus"})
+    save_user_setting(agent, "defaultModel", "m")
+    saved = json.loads((agent / "settings.json").read_text())
+    assert saved == {"steeringMode": "bogus", "defaultModel": "m"}
+    with pytest.raises(OmpError, match=r"retry\.maxRetries: expected a whole number"):
+        save_user_setting(agent, "retry.maxRetries", "many")
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")

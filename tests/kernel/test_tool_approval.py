@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 
 import omp
-import pytest
-from omp.errors import OmpError
 from omp.tools import Tool
 from pydantic import BaseModel
 
@@ -131,7 +129,16 @@ def test_always_ask_asks_for_every_tool_and_per_tool_settings_win(make_session, 
     assert results["other"] == ("other ran", False)
 
 
-def test_an_unknown_approval_mode_is_a_clear_error(make_session, omp_harness):
+def test_an_unknown_approval_mode_is_said_and_the_default_applies(make_session, omp_harness):
+    """Settings are checked as they load (issue 24, item 15): the bad value is left out
+    with one line, and the default mode (write) decides."""
     _settings(omp_harness, approvalMode="sometimes")
-    with pytest.raises(OmpError, match=r"tools\.approvalMode.*always-ask, write, yolo"):
-        make_session([])
+    watch = Watch()
+    session, _ = make_session(
+        CALL_DANGER, tools=[_tool("danger", True)], plugins=[watch], ui_answers=[False]
+    )
+    [line] = session.settings.problems
+    assert 'tools.approvalMode: expected one of "always-ask", "write", "yolo"' in line
+    assert '(using the default "write")' in line
+    omp_harness.run(session, "go")
+    assert watch.events[0][3] == "write"

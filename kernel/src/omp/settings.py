@@ -6,7 +6,9 @@ Precedence, low to high::
              < environment < cli
 
 Objects deep-merge; scalars and arrays replace wholesale. A missing file is skipped;
-a malformed one is an ``OmpError`` naming the file, line and column.
+a malformed one is an ``OmpError`` naming the file, line and column. Every layer is
+checked against the schema (``omp.settings_check``): a value of the wrong type is left
+out, with one line on stderr, so the value under it applies; unknown keys are kept.
 
 The project file applies in full only when the project is trusted (``omp.trust``);
 otherwise only its harmless keys do. ``trustedDirectories`` is never read from it.
@@ -41,14 +43,13 @@ from __future__ import annotations
 import copy
 import json
 import os
-import stat
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from omp.atomic_write import write_file
 from omp.errors import OmpError
+from omp.settings_check import checked_layer, first_problem, say_once, shown_path
 from omp.trust import TRUSTED_DIRECTORIES, ProjectTrust, is_trusted, split_project_settings
 
 AGENT_DIR_ENV = "OMP_CODING_AGENT_DIR"
@@ -68,13 +69,6 @@ DEFAULTS: dict[str, Any] = {
     "trustedDirectories": [],
     "retry": {"enabled": True, "maxRetries": 10, "baseDelayMs": 500},
 }
-
-ENUMS: dict[str, tuple[str, ...]] = {
-    "steeringMode": ("all", "one-at-a-time"),
-    "followUpMode": ("all", "one-at-a-time"),
-    "interruptMode": ("immediate", "wait"),
-}
-"""Top-level keys whose value must be one of a fixed set."""
 
 # (variable, setting key, is a comma list); later rows win over earlier ones.
 ENV_SETTINGS: tuple[tuple[str, str, bool], ...] = (
@@ -136,6 +130,8 @@ class Settings:
         self.data: dict[str, Any] = dict(data) if data is not None else copy.deepcopy(DEFAULTS)
         self.sources: list[Path] = list(sources or [])
         self.trust = trust or ProjectTrust(Path.cwd(), trusted=False)
+        self.problems: list[str] = []
+        """One line per invalid value left out while loading (already said on stderr)."""
 
     def get(self, key: str, default: Any = None) -> Any:
         """The value at a dotted key (``"retry.maxRetries"``), or ``default``."""
@@ -183,7 +179,8 @@ def load_settings(
     trust: bool = False,
     apply_project: bool = True,
 ) -> Settings:
-    """Merge every layer (see the module docstring) and validate each one.
+    """Merge every layer (see the module docstring), each checked against the schema:
+    an invalid value is left out with one line on stderr (``omp.settings_check``).
 
     ``cli`` holds settings keys from command-line flags; ``None`` values in it mean
     "flag not given" and are dropped. ``env`` defaults to ``os.environ``. ``trust``
@@ -199,7 +196,7 @@ def load_settings(
     user = _read_settings_file(user_path)
     if user is not None:
         sources.append(user_path)
-        layers.append((str(user_path), user))
+        layers.append((shown_path(user_path), user))
     later = _env_layers(env)
     if cli:
         later.append(("the command line", _drop_none(cli)))
@@ -220,14 +217,19 @@ def load_settings(
         if not (decision.trusted and apply_project):
             project, held_back = split_project_settings(project)
             decision.skipped_settings = sorted({*decision.skipped_settings, *held_back})
-        layers.append((str(project_path), project))
+        layers.append((shown_path(project_path), project))
     layers.extend(later)
 
     merged = copy.deepcopy(DEFAULTS)
+    problems: list[str] = []
     for source, layer in layers:
-        _validate(layer, source)
-        merged = deep_merge(merged, layer)
-    return Settings(merged, sources, decision)
+        valid, said = checked_layer(layer, source, merged)
+        problems.extend(said)
+        merged = deep_merge(merged, valid)
+    say_once(problems)
+    settings = Settings(merged, sources, decision)
+    settings.problems = problems
+    return settings
 
 
 def user_setting(agent_directory: Path, key: str) -> Any:
@@ -259,7 +261,7 @@ def save_setting(path: Path, key: str, value: Any) -> Path:
             raise OmpError(f"cannot set {key} in {path}: {prefix} is not an object")
         node = child
     node[parts[-1]] = value
-    _validate(data, f"the new value for {key}")
+    _validate(_nested(parts, value), f"the new value for {key}")
     _write_settings_file(path, data)
     return path
 
@@ -348,6 +350,13 @@ def _env_layers(env: Mapping[str, str]) -> list[tuple[str, dict[str, Any]]]:
     return layers
 
 
+def _nested(parts: list[str], value: Any) -> dict[str, Any]:
+    """``{"a": {"b": value}}`` for the dotted key ``a.b``."""
+    for part in reversed(parts):
+        value = {part: value}
+    return value
+
+
 def _drop_none(mapping: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in mapping.items():
@@ -358,13 +367,11 @@ def _drop_none(mapping: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _validate(layer: Mapping[str, Any], source: str) -> None:
-    for key, allowed in ENUMS.items():
-        if key in layer and layer[key] not in allowed:
-            shown = ", ".join(json.dumps(a) for a in allowed)
-            raise OmpError(
-                f"invalid value for {key} in {source}: {json.dumps(layer[key], default=str)}"
-                f" (allowed: {shown})"
-            )
+    """Refuse ``layer`` when the schema rejects a value in it (values set by a program
+    or a command, where leaving one out would hide a mistake)."""
+    problem = first_problem(layer)
+    if problem:
+        raise OmpError(f"invalid value in {source}: {problem}")
 
 
 def _json_type(value: Any) -> str:

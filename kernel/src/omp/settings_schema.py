@@ -436,11 +436,18 @@ def parse_value(key: str, text: str) -> Any:
 def check_value(key: str, value: Any) -> None:
     """Raise a one-line ``OmpError`` unless ``value`` is valid for ``key``."""
     spec = resolve(key)
-    if value is None and (spec.nullable or spec.default is None):
-        return
-    problem = _problem(spec, value)
+    problem = value_problem(spec, value, typed=False)
     if problem:
         raise OmpError(f"{key} must be {problem}, got {json.dumps(value, default=str)}")
+
+
+def value_problem(spec: SettingSpec, value: Any, *, typed: bool = True) -> str | None:
+    """What a valid value of ``spec`` is (``"a whole number"``), or None when ``value``
+    is one. ``typed``: the value comes from JSON (a file, ``OMP_SETTINGS``), where a
+    list is never written comma-separated."""
+    if value is None and (spec.nullable or spec.default is None):
+        return None
+    return _problem(spec, value, typed)
 
 
 def _parse(spec: SettingSpec, text: str) -> Any:
@@ -479,7 +486,7 @@ def _json(spec: SettingSpec, text: str) -> Any:
         raise OmpError(f"{spec.key} must be {_expected(spec)}: {e.msg} in {text!r}") from e
 
 
-def _problem(spec: SettingSpec, value: Any) -> str | None:
+def _problem(spec: SettingSpec, value: Any, typed: bool = False) -> str | None:
     """What ``value`` should have been, or None when it is fine."""
     kind = spec.type
     if kind == "boolean":
@@ -488,42 +495,43 @@ def _problem(spec: SettingSpec, value: Any) -> str | None:
         whole = isinstance(value, int) and not isinstance(value, bool)
         ok = whole or (kind == "number" and isinstance(value, float))
         if not ok:
-            return _expected(spec)
+            return _expected(spec, typed)
         if spec.minimum is not None and value < spec.minimum:
             return f"at least {spec.minimum:g}"
         return None
     if kind == "string":
         if not isinstance(value, str):
-            return _expected(spec)
+            return _expected(spec, typed)
         if spec.choices and value not in spec.choices:
-            return _expected(spec)
+            return _expected(spec, typed)
         return None
     if kind == "array":
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            return _expected(spec)
+            return _expected(spec, typed)
         return None
     if not isinstance(value, dict):
-        return _expected(spec)
+        return _expected(spec, typed)
     item = replace(spec, type=spec.items, choices=spec.item_choices, minimum=None)
     for inner in value.values():
         if inner is None and spec.items == "integer":
             continue
-        if _problem(item, inner):
-            return _expected(spec)
+        if _problem(item, inner, typed):
+            return _expected(spec, typed)
     return None
 
 
-def _expected(spec: SettingSpec) -> str:
+def _expected(spec: SettingSpec, typed: bool = False) -> str:
+    articles = _TYPED_ARTICLE if typed else _ARTICLE
     if spec.choices:
         return "one of " + ", ".join(json.dumps(c) for c in spec.choices)
     if spec.type == "map":
         inner = (
             "one of " + ", ".join(json.dumps(c) for c in spec.item_choices)
             if spec.item_choices
-            else _ARTICLE[spec.items]
+            else articles[spec.items]
         )
         return f"a JSON object of names to {inner}"
-    return _ARTICLE[spec.type]
+    return articles[spec.type]
 
 
 _ARTICLE = {
@@ -533,3 +541,4 @@ _ARTICLE = {
     "number": "a number",
     "array": "a list of strings (JSON array or comma-separated)",
 }
+_TYPED_ARTICLE = {**_ARTICLE, "array": "a list of strings"}

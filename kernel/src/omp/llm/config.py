@@ -20,7 +20,9 @@ from typing import Any
 
 from omp.atomic_write import write_file
 from omp.errors import OmpError
+from omp.llm.model_fields import MODEL_FIELDS, PROVIDER_FIELDS, checked_fields
 from omp.providers import Model
+from omp.settings_check import shown_path
 
 MODEL_DEFAULTS = {"contextWindow": 128_000, "maxTokens": 16_384}
 
@@ -168,10 +170,10 @@ def _load(agent_dir: Path) -> tuple[dict[str, ProviderConfig], list[str]]:
         entries = _read_user_file(path).get("providers", {})
     except OmpError as exc:
         return providers, [f"{exc}; omp ignores this file until it is fixed"]
-    problems = []
+    problems: list[str] = []
     for name, data in entries.items():
         try:
-            providers[name] = _apply_user_provider(providers.get(name), name, data, path)
+            providers[name] = _apply_user_provider(providers.get(name), name, data, path, problems)
         except (TypeError, ValueError, AttributeError, KeyError) as exc:
             providers.pop(name, None)
             problems.append(
@@ -196,10 +198,20 @@ def _check_shape(data: dict[str, Any]) -> None:
 
 
 def _apply_user_provider(
-    base: ProviderConfig | None, name: str, data: dict[str, Any], path: Path
+    base: ProviderConfig | None,
+    name: str,
+    data: dict[str, Any],
+    path: Path,
+    problems: list[str],
 ) -> ProviderConfig:
+    """``base`` (a built-in provider, or None) changed by the user's entry ``data``;
+    a field of the wrong type is left out with a line in ``problems``."""
     if not isinstance(data, dict):
         raise ValueError("expected an object")
+    where = shown_path(path)
+    current = {"authHeader": True} if base is None else _provider_fields(base)
+    label = f"{where}: provider {name}"
+    data = checked_fields(data, PROVIDER_FIELDS, label, current, problems, defaults=base is None)
     _check_shape(data)
     api = data.get("api") or (base.api if base else None)
     base_url = data.get("baseUrl") or (base.base_url if base else None)
@@ -218,8 +230,14 @@ def _apply_user_provider(
     }
     for model_id, patch in (data.get("modelOverrides") or {}).items():
         if model_id in models:
+            label = f"{where}: modelOverrides of {name}/{model_id}"
+            current = _model_fields(models[model_id])
+            patch = checked_fields(patch, MODEL_FIELDS, label, current, problems)
             models[model_id] = _override(models[model_id], patch)
     for raw in data.get("models") or []:
+        if isinstance(raw.get("id"), str) and raw["id"]:
+            label = f"{where}: model {name}/{raw['id']}"
+            raw = checked_fields(raw, MODEL_FIELDS, label, _NEW_MODEL, problems, defaults=True)
         model = _model(name, api, base_url, raw, compat, headers)
         models[model.id] = model
     return ProviderConfig(
@@ -236,6 +254,24 @@ def _apply_user_provider(
         local=base.local if base else False,
         source=str(path),
     )
+
+
+_NEW_MODEL = {**MODEL_DEFAULTS, "reasoning": False, "input": ["text"]}
+"""What a model of the user's file has where a field is not written (for messages)."""
+
+
+def _model_fields(model: Model) -> dict[str, Any]:
+    return {
+        "name": model.name,
+        "contextWindow": model.context_window,
+        "maxTokens": model.max_tokens,
+        "reasoning": model.reasoning,
+        "input": list(model.input),
+    }
+
+
+def _provider_fields(provider: ProviderConfig) -> dict[str, Any]:
+    return {"api": provider.api, "baseUrl": provider.base_url, "authHeader": provider.auth_header}
 
 
 def _override(model: Model, patch: dict[str, Any]) -> Model:

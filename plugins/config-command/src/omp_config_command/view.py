@@ -18,6 +18,7 @@ from omp.settings import (
     read_settings_file,
     user_settings_path,
 )
+from omp.settings_check import checked_layer
 from omp.settings_schema import SCHEMA, find, group_members
 from omp.trust import SAFE_PROJECT_KEYS, TRUSTED_DIRECTORIES
 
@@ -73,14 +74,15 @@ class Layers:
         return self.trusted or top in SAFE_PROJECT_KEYS
 
     def origin(self, key: str) -> str:
-        """The layer the effective value of ``key`` comes from."""
+        """The layer the effective value of ``key`` comes from (a value the schema
+        rejects is left out when settings load, so it is nobody's)."""
         origin = "default"
-        if key in flatten(self.user):
+        if key in _valid(self.user):
             origin = "user"
-        if key in flatten(self.project) and self.project_applies(key):
+        if key in _valid(self.project) and self.project_applies(key):
             origin = "project"
         for name, layer in self.env:
-            if key in flatten(layer):
+            if key in _valid(layer):
                 origin = f"env {name}"
         return origin
 
@@ -119,6 +121,10 @@ def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """Dotted key -> value for every setting in ``data``; known settings (maps too) are
     leaves even when their value is an object."""
     return dict(_leaves(data, prefix))
+
+
+def _valid(layer: Mapping[str, Any]) -> dict[str, Any]:
+    return flatten(checked_layer(layer, "")[0])
 
 
 def _leaves(data: Mapping[str, Any], prefix: str) -> Iterator[tuple[str, Any]]:
