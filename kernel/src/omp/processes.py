@@ -2,11 +2,14 @@
 
 A tool that starts a process in its own group (``start_new_session=True``) tracks the
 group here while it runs, so that when omp itself is told to stop (SIGTERM, SIGHUP, a
-second Ctrl+C) every group is killed at once, even if the event loop is stuck.
+second Ctrl+C) every group is killed at once, even if the event loop is stuck. Groups
+still tracked when the interpreter exits are killed then: a worker left to a thread
+omp no longer waits for (``omp.threads``) never outlives omp.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import threading
@@ -40,3 +43,6 @@ def kill_groups(sig: int = signal.SIGKILL) -> list[int]:
         except (ProcessLookupError, PermissionError):
             pass
     return groups
+
+
+atexit.register(kill_groups)
