@@ -9,12 +9,15 @@ from pathlib import Path
 from omp.errors import OmpError
 
 GIT_TIMEOUT_S = 300
+SAFE_GIT = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
+"""omp's own git bookkeeping never runs a repository's hooks or fsmonitor: a task's repo
+may be one the user has not trusted."""
 
 
 def _git(*args: str, cwd: Path | None = None) -> str:
     try:
         proc = subprocess.run(
-            ["git", *args],
+            ["git", *SAFE_GIT, *args],
             cwd=cwd,
             capture_output=True,
             text=True,
@@ -76,7 +79,7 @@ def diff(worktree: Path) -> str:
     """Everything the task changed against the checked-out commit, new files
     included (marked intent-to-add first, so they show as additions)."""
     _git("add", "--all", "--intent-to-add", cwd=worktree)
-    return _git("diff", "--binary", "HEAD", cwd=worktree)
+    return _git("diff", "--binary", "--no-ext-diff", "--no-textconv", "HEAD", cwd=worktree)
 
 
 def retire(repo: str, worktree: Path, patch: Path) -> None:

@@ -13,6 +13,7 @@ import time
 from typing import Any
 
 from omp.errors import OmpError
+from omp.python_child import python_module_command
 
 from omp_mode_interactive.attachments import attach, dropped_image
 from omp_mode_interactive.commands import RELOADED_ENV, ModeCommands
@@ -404,6 +405,7 @@ def _reexec_at_exit(argv: list[str]) -> None:
     def again() -> None:
         sys.stdout.flush()
         os.environ[RELOADED_ENV] = "1"
-        os.execv(sys.executable, [sys.executable, "-m", "omp", *argv[1:]])
+        command = python_module_command("omp", *argv[1:])
+        os.execv(command[0], command)
 
     atexit.register(again)

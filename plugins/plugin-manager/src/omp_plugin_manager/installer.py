@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from omp.errors import OmpError
+from omp.python_child import python_module_command
 
 from omp_plugin_manager.environment import Installed, builtin_names
 
@@ -51,7 +52,7 @@ def base_command(action: str) -> list[str]:
             f"pip is not available in the environment omp runs in ({sys.executable}); "
             f"add it with `{sys.executable} -m ensurepip`"
         )
-    command = [sys.executable, "-m", "pip", action]
+    command = python_module_command("pip", action)
     return [*command, "--disable-pip-version-check"] if action == "install" else [*command, "-y"]
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from omp.errors import OmpError
+from omp.python_child import python_module_command
 
 
 def main() -> int:
@@ -39,7 +39,7 @@ def probe(cwd: Path) -> dict[str, Any]:
     """The inventory as a fresh ``omp`` process would see it."""
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_STRICT_PLUGINS",)}
     proc = subprocess.run(
-        [sys.executable, "-m", "omp_plugin_manager.probe"],
+        python_module_command("omp_plugin_manager.probe"),
         capture_output=True,
         text=True,
         cwd=cwd,
