@@ -20,6 +20,11 @@ from omp.providers import AssistantStream, Model, StreamOptions
 
 Attempt = Callable[[AssistantStream], AsyncIterator[dict[str, Any]]]
 
+STALL_BUDGET = 2
+"""Attempts of one request that may stall after their first event (a role-only chunk,
+then silence) before the request gives up, whatever retries are left: a server that
+stalls twice mid-answer will not do better on the eleventh try."""
+
 
 @dataclass
 class RetryPolicy:
@@ -78,7 +83,7 @@ async def run_stream(
     policy = RetryPolicy.from_settings(options.settings)
     out = AssistantStream(model)
     yield out.start()
-    retries = 0
+    retries = stalls = 0
     first_failure: float | None = None
     while True:
         streamed = False
@@ -112,6 +117,11 @@ async def run_stream(
         limit = policy.max_retries
         if error.retry_limit is not None:
             limit = min(limit, error.retry_limit)
+        if error.kind == "stall":
+            stalls += 1
+            limit = min(limit, retries + STALL_BUDGET - stalls)
+            if stalls >= STALL_BUDGET and not streamed:
+                error.message += f"; gave up after {stalls} stalls on this request"
         delay = (
             None
             if streamed or not error.retryable or retries >= limit

@@ -95,9 +95,15 @@ async def stream_lines(
     except ProviderError:
         raise
     except TimeoutError:
-        what = "no response" if waited == "first-event" else "no data"
+        if waited == "idle":  # the answer began, then nothing: counts toward the stall budget
+            raise ProviderError(
+                f"the stream stalled: no data from {shown_url(url, secrets)} for {limit:g} s "
+                "after it started (idle timeout)",
+                retryable=True,
+                kind="stall",
+            ) from None
         raise ProviderError(
-            f"{what} from the provider for {limit:g} s ({waited} timeout)",
+            f"no response from the provider for {limit:g} s (first-event timeout)",
             retryable=True,
             kind="timeout",
         ) from None
