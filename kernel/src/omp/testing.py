@@ -51,6 +51,12 @@ class EventLog(list):
         ends = [e.message for e in self.of("message_end") if e.message.role == "assistant"]
         return ends[-1].text if ends else ""
 
+    def __repr__(self) -> str:
+        # asyncio.run's end formats the finished task with its result (a SIGINT handler
+        # check in CPython's signal module): the events of a long run, each carrying a
+        # partial message, took minutes to repr.
+        return f"<EventLog of {len(self)} events>"
+
 
 class HookRecorder:
     """A plugin that records every event hook call as (hook name, event)."""
