@@ -191,11 +191,15 @@ def prepare(
     keep_recent: int,
     *,
     force: bool,
+    max_kept: int | None = None,
 ) -> Preparation | None:
     """Where to cut the branch ``path`` (entries root to leaf); None when there is
     nothing to summarise. ``message_of(entry)`` is the entry's message or None. With
     ``force`` (manual, overflow) a budget that keeps everything still cuts at the
-    newest turn that has history before it."""
+    newest turn that has history before it. With ``max_kept``, a cut that would keep
+    more tokens than that moves forward to the first cut keeping at most that many
+    (else the newest cut): a summary on top of a kept part that alone fills the window
+    would make the context bigger."""
     previous = max((i for i, e in enumerate(path) if e.get("type") == "compaction"), default=-1)
     start = previous + 1
     previous_summary = None
@@ -213,10 +217,12 @@ def prepare(
         return None
     cut = None
     kept_tokens = 0
+    kept_from: dict[int, int] = {}
     for index, entry in reversed(span):
         message = message_of(entry)
         if message is not None:
             kept_tokens += counter.of(message)
+        kept_from[index] = kept_tokens
         if kept_tokens >= keep_recent:
             cut = next((i for i in allowed if i >= index), allowed[-1])
             break
@@ -228,6 +234,9 @@ def prepare(
         )
         if cut is None:
             return None
+    if max_kept is not None and kept_from.get(cut, 0) > max_kept:
+        later = [i for i in allowed if i > cut and i in kept_from]
+        cut = next((i for i in later if kept_from[i] <= max_kept), later[-1] if later else cut)
     turn_start = cut
     if not _is_turn_start(path[cut]):
         turn_start = next((i for i, e in reversed(span) if i < cut and _is_turn_start(e)), start)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from omp import compaction, compaction_prompt
+from omp import compaction, compaction_prompt, kept_turn
 from omp.abort import AbortSignal
 from omp.errors import OmpError
 from omp.events import (
@@ -73,7 +73,70 @@ class Compactor:
 
         if tokens.count(agent.system_prompt) >= limits.threshold:
             return
+        fitted = await self._fit_kept(limits, force=False)
+        if fitted.too_big or (fitted.saved and used - saved - fitted.saved <= limits.threshold):
+            return
         await self._auto("threshold", will_retry=False)
+
+    async def _fit_kept(self, limits: compaction.Limits, *, force: bool) -> kept_turn.Fit:
+        """Make the part a compaction would keep fit beside a summary (``omp.kept_turn``):
+        its largest tool results move to artifacts. When even that cannot make it fit,
+        the run stops with one line saying which turn is too big and why."""
+        from omp.artifacts import SCHEME
+
+        session = self._session
+        agent, file = session.agent, session.session_file
+        path, message_of = file.branch_entries(), _message_of(file)
+        limit, budget = self._kept_budget(limits)
+        preparation = compaction.prepare(
+            path, message_of, self.counter, limits.keep_recent, force=force, max_kept=budget
+        )
+        kept = None
+        if preparation is not None:
+            cut = next(
+                i for i, e in enumerate(path) if e.get("id") == preparation.first_kept_entry_id
+            )
+            roles = [m.role for e in path[cut:] if (m := message_of(e)) is not None]
+            if [m.role for m in agent.messages[-len(roles) :]] != roles:
+                return kept_turn.Fit()  # the messages are not the file's: nothing to judge by
+            kept = len(roles)
+        start = kept_turn.kept_start(agent.messages, kept)
+        messages, fitted = kept_turn.fit(
+            agent.messages,
+            start,
+            self.counter,
+            budget=budget if kept is not None else limit,  # no summary: all of it may stay
+            limit=limit,
+            save=lambda text: SCHEME + session.artifacts.save(text),
+        )
+        model = agent.model
+        if fitted.too_big:
+            system = limits.threshold - limit
+            session.abort_message = (
+                f"the current turn does not fit the context: {fitted.too_big}, more than the "
+                f"{limit:,} left of {model.key}'s {limits.window:,}-token window "
+                f"({limits.reserve:,} are reserved for the answer, {system:,} for the system "
+                "prompt); ask for fewer tool calls at a time, or use a model with a larger window"
+            )
+            await session.notice(session.abort_message, "error")
+            agent.abort()
+        elif fitted.moved:
+            agent.messages[:] = messages
+            await session.notice(
+                f"moved the {fitted.moved:,} largest tool result(s) of the current turn "
+                f"({fitted.saved:,} tokens) to artifacts to fit {model.key}'s context window; "
+                "the model reads them back with the read tool",
+                "warning",
+            )
+        return fitted
+
+    def _kept_budget(self, limits: compaction.Limits) -> tuple[int, int]:
+        """(limit, budget) for the part a compaction keeps: the most it can be beside
+        the system prompt under the threshold, and that less room for a summary."""
+        from omp import tokens
+
+        limit = limits.threshold - tokens.count(self._session.agent.system_prompt)
+        return limit, limit - min(kept_turn.SUMMARY_ROOM, limits.threshold // 4)
 
     async def _prune(self) -> int:
         """Old tool outputs become placeholders in the agent's messages (what requests
@@ -102,6 +165,9 @@ class Compactor:
             message.error_kind is None and is_context_overflow(message.error_message or "")
         )
         if message.stop_reason != "error" or not overflow or not self._enabled():
+            return False
+        limits = self._limits()
+        if limits is not None and (await self._fit_kept(limits, force=True)).too_big:
             return False
         resend = self._session.settings.get("compaction.autoContinue", True) is not False
         compacted = await self._auto("overflow", will_retry=resend)
@@ -147,10 +213,16 @@ class Compactor:
         when there is nothing to compact or the summary failed (nothing is written)."""
         session = self._session
         file, agent = session.session_file, session.agent
-        limits = self._limits() or compaction.Limits(0, 0, compaction.DEFAULT_KEEP_RECENT)
+        known = self._limits()
+        limits = known or compaction.Limits(0, 0, compaction.DEFAULT_KEEP_RECENT)
         path = file.branch_entries()
         preparation = compaction.prepare(
-            path, _message_of(file), self.counter, limits.keep_recent, force=reason != "threshold"
+            path,
+            _message_of(file),
+            self.counter,
+            limits.keep_recent,
+            force=reason != "threshold",
+            max_kept=self._kept_budget(known)[1] if known is not None else None,
         )
         if preparation is None:
             raise CompactionError("nothing to compact: the conversation is all recent")

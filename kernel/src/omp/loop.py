@@ -310,7 +310,8 @@ class Agent:
                         MessageUpdateEvent(message=event["partial"], assistant_message_event=event)
                     )
 
-        error = await _race(consume(), self.signal)
+        # aborted before the request (a compaction found the turn too big): send nothing
+        error = "aborted" if self.signal.aborted else await _race(consume(), self.signal)
         if state.get("retrying"):  # aborted while a retry waited out its delay, as omp
             await self._emit(
                 AutoRetryEndEvent(

@@ -150,8 +150,9 @@ def test_sigterm_ends_cleanly_and_keeps_the_session(fresh_rpc):
 
 
 def test_large_tool_result_degrades_under_v1_and_is_chunked_under_v2(fresh_rpc):
-    # Pruning would shorten old tool outputs in agent_end's messages; here they stay whole.
-    client = fresh_rpc(settings={"compaction": {"pruneToolOutputs": False}})
+    # Compaction would move the over-window result to an artifact (and pruning shorten it)
+    # in agent_end's messages; here it stays whole.
+    client = fresh_rpc(settings={"compaction": {"enabled": False, "pruneToolOutputs": False}})
     frames = client.run("BIG v1")
     end = next(f for f in frames if f["type"] == "tool_execution_end")
     text = json.dumps(end)
