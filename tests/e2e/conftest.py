@@ -170,14 +170,18 @@ class OmpCli:
         )
 
     def popen(
-        self, *args: str | os.PathLike[str], env: dict[str, str] | None = None
+        self,
+        *args: str | os.PathLike[str],
+        env: dict[str, str] | None = None,
+        stdin: int = subprocess.DEVNULL,
     ) -> subprocess.Popen[str]:
-        """Start ``omp *args`` without waiting (output goes to pipes)."""
+        """Start ``omp *args`` without waiting (output goes to pipes; ``stdin``
+        ``subprocess.PIPE`` to write to it)."""
         return subprocess.Popen(
             [*self.command, *map(str, args)],
             cwd=self.cwd,
             env={**self.env, **(env or {})},
-            stdin=subprocess.DEVNULL,
+            stdin=stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

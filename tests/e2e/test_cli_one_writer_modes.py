@@ -53,15 +53,7 @@ def _frames(*frames: dict) -> str:
 def _ask_acp(omp_cli, frames: str, wanted_id: int) -> dict:
     """Run ``omp acp``, send ``frames`` and keep stdin open until the reply to
     ``wanted_id`` arrives (an editor waits for its answers); that reply."""
-    proc = subprocess.Popen(
-        [*omp_cli.command, "acp"],
-        cwd=omp_cli.cwd,
-        env=omp_cli.env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = omp_cli.popen("acp", stdin=subprocess.PIPE)
     watchdog = threading.Timer(60, proc.kill)  # a server that never answers ends the test
     watchdog.start()
     try:

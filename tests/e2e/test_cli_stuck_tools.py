@@ -89,15 +89,7 @@ def test_rpc_mode_exits_on_end_of_input_after_aborting_a_stuck_tool(omp_cli):
     marker = omp_cli.root / "stuck"
     ext = omp_cli.extension(STUCK_TOOL.format(marker=str(marker)), "stuck.py")
     script = omp_cli.script(CALL_STUCK)
-    proc = subprocess.Popen(
-        [*omp_cli.command, "--mode", "rpc", "-e", str(ext), "--script", str(script)],
-        cwd=omp_cli.cwd,
-        env=omp_cli.env,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = omp_cli.popen("--mode", "rpc", "-e", ext, "--script", script, stdin=subprocess.PIPE)
     frames: list[dict] = []
     ended = threading.Event()
 

@@ -329,7 +329,7 @@ def _parse_object(text: str, what: str) -> dict[str, Any]:
     except json.JSONDecodeError as e:
         raise OmpError(f"invalid {what}: line {e.lineno}, column {e.colno}: {e.msg}") from e
     if not isinstance(data, dict):
-        raise OmpError(f"invalid {what}: expected a JSON object, got {_json_type(data)}")
+        raise OmpError(f"invalid {what}: expected a JSON object, got {json_type_name(data)}")
     return data
 
 
@@ -374,7 +374,8 @@ def _validate(layer: Mapping[str, Any], source: str) -> None:
         raise OmpError(f"invalid value in {source}: {problem}")
 
 
-def _json_type(value: Any) -> str:
+def json_type_name(value: Any) -> str:
+    """A decoded JSON value's type as an error names it ("a number", "an array", "null")."""
     if value is None:
         return "null"
     if isinstance(value, bool):

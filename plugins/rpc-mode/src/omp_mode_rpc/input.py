@@ -7,7 +7,7 @@ runaway line (or a file by mistake) gets a parse error, not a process that grows
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from omp_mode_rpc.frames import MAX_REASSEMBLED_BYTES
 
@@ -40,14 +40,3 @@ def input_lines(stream: BinaryIO) -> Iterator[bytes | OversizedLine]:
             if rest.endswith(b"\n"):
                 break
         yield OversizedLine(size)
-
-
-def json_kind(value: Any) -> str:
-    """The JSON name of a decoded value's type, for errors a client reads."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    return "a string" if isinstance(value, str) else "an array"

@@ -18,12 +18,13 @@ import time
 from typing import Any
 
 from omp.messages import ImageContent, TextContent, UserMessage
+from omp.settings import json_type_name
 
 from omp_mode_rpc.bash import UserBash
 from omp_mode_rpc.commands import COMMANDS, NO_DATA
 from omp_mode_rpc.frames import FrameWriter, frame_channel, message_update_line, ready_frame
 from omp_mode_rpc.host_tools import HostTools
-from omp_mode_rpc.input import OversizedLine, input_lines, json_kind
+from omp_mode_rpc.input import OversizedLine, input_lines
 from omp_mode_rpc.slash import available_commands
 from omp_mode_rpc.state import RpcError, one_line
 from omp_mode_rpc.ui import RpcUI
@@ -200,7 +201,7 @@ class RpcServer:
         try:
             frame = json.loads(line.decode("utf-8-sig"))
             if not isinstance(frame, dict):
-                raise ValueError(f"expected a JSON object, got {json_kind(frame)}")
+                raise ValueError(f"expected a JSON object, got {json_type_name(frame)}")
         except (ValueError, RecursionError) as exc:
             self.respond(None, "parse", error=f"Failed to parse command: {exc}")
             return
