@@ -160,3 +160,49 @@ def test_a_key_stored_in_auth_json_is_hidden(omp_cli):
     proc, session = _run_json(omp_cli, _bash_then_answer(f"echo stored={stored}"))
     assert stored not in session.read_text(encoding="utf-8") and stored not in proc.stdout
     assert "stored=[REDACTED:auth.json:openai]" in _tool_output(omp_cli.read_session(session))
+
+
+def _deltas(events: list[dict], kind: str) -> str:
+    return "".join(
+        e["assistantMessageEvent"]["delta"]
+        for e in events
+        if e["type"] == "message_update" and e["assistantMessageEvent"]["type"] == kind
+    )
+
+
+def test_a_key_the_model_repeats_across_deltas_is_hidden_in_every_delta(omp_cli):
+    """The scripted provider streams 24 characters a delta and a tool call's arguments
+    in two halves: the key is split in the text, the thinking and the arguments."""
+    arguments = {"path": "note.txt", "content": OPENAI_KEY}
+    encoded = json.dumps(arguments)
+    middle = len(encoded) // 2
+    assert (
+        OPENAI_KEY[1:] in encoded[1 : middle + len(OPENAI_KEY)]
+        and OPENAI_KEY not in encoded[:middle]
+    )
+    steps = [
+        {
+            "thinking": f"I will repeat {OPENAI_KEY} now",
+            "text": f"Your key is {OPENAI_KEY}.",
+            "tool_calls": [{"name": "write", "arguments": arguments}],
+        },
+        {"text": "written"},
+    ]
+    proc, session = _run_json(omp_cli, steps, OPENAI_API_KEY=OPENAI_KEY)
+
+    assert OPENAI_KEY not in proc.stdout
+    events = omp_cli.json_lines(proc.stdout)
+    end = next(
+        i
+        for i, e in enumerate(events)
+        if e["type"] == "message_end" and e["message"]["role"] == "assistant"
+    )
+    first, events = events[end]["message"], events[:end]
+    shown = "[REDACTED:OPENAI_API_KEY]"
+    assert _deltas(events, "text_delta") == f"Your key is {shown}." == first["content"][1]["text"]
+    assert _deltas(events, "thinking_delta") == f"I will repeat {shown} now"
+    assert first["content"][0]["thinking"] == f"I will repeat {shown} now"
+    assert json.loads(_deltas(events, "toolcall_delta")) == {"path": "note.txt", "content": shown}
+    # the model cannot know the key but from the user: the tool gets what was shown
+    assert (omp_cli.cwd / "note.txt").read_text(encoding="utf-8") == shown
+    assert OPENAI_KEY not in session.read_text(encoding="utf-8")

@@ -47,6 +47,7 @@ from omp.messages import (
 from omp.partial_json import with_repair
 from omp.providers import LlmContext, Model, ModelRegistry, StreamOptions
 from omp.secrets import Secrets
+from omp.stream_guard import StreamGuard
 from omp.threads import run_blocking
 from omp.tools import (
     ToolRegistry,
@@ -270,13 +271,20 @@ class Agent:
             **(self.provider_hooks(model) if self.provider_hooks else {}),
         )
         state: dict[str, Any] = {"message": None, "final": None}
+        # made at the first event once secrets are known: a provider may resolve its key
+        # (a ``!command``) for this very request
+        guard: StreamGuard | None = None
 
         async def consume() -> None:
+            nonlocal guard
             async for event in provider.stream(model, context, options):
                 kind = event["type"]
+                if guard is None and self.secrets:
+                    guard = StreamGuard(self.secrets)
                 if kind == "start":
                     state["message"] = event["partial"]
-                    await self._emit(MessageStartEvent(message=event["partial"]))
+                    shown = guard.view(event["partial"]) if guard else event["partial"]
+                    await self._emit(MessageStartEvent(message=shown))
                 elif kind == "done":
                     state["final"] = event["message"]
                     return
@@ -305,10 +313,14 @@ class Agent:
                 else:
                     if state["message"] is None:
                         state["message"] = event["partial"]
-                        await self._emit(MessageStartEvent(message=event["partial"]))
-                    await self._emit(
-                        MessageUpdateEvent(message=event["partial"], assistant_message_event=event)
-                    )
+                        shown = guard.view(event["partial"]) if guard else event["partial"]
+                        await self._emit(MessageStartEvent(message=shown))
+                    for update in guard.feed(event) if guard else (event,):
+                        await self._emit(
+                            MessageUpdateEvent(
+                                message=update["partial"], assistant_message_event=update
+                            )
+                        )
 
         # aborted before the request (a compaction found the turn too big): send nothing
         error = "aborted" if self.signal.aborted else await _race(consume(), self.signal)
@@ -329,6 +341,12 @@ class Agent:
                 final.stop_reason = "error"
                 final.error_message = error or "the provider's stream ended without a result"
             _drop_incomplete_tool_calls(final)
+        if guard is not None:  # what a block still held back, then the message as shown
+            for update in guard.release():
+                await self._emit(
+                    MessageUpdateEvent(message=update["partial"], assistant_message_event=update)
+                )
+            final = guard.finish(final)
         if state["message"] is None:
             await self._emit(MessageStartEvent(message=final))
         self.messages.append(final)

@@ -20,6 +20,7 @@ import json
 import os
 import re
 import threading
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,9 @@ class Secrets:
         self._labels: dict[str, str] = {}
         self._values: tuple[str, ...] = ()
         self._encoded: tuple[bytes, ...] = ()
+        self._starts: dict[str, tuple[int, tuple[str, ...]]] = {}
+        """By first character: the longest value's length and the values, sorted (what a
+        stream's end may be the beginning of); one object, replaced whole."""
         self._lock = threading.Lock()
 
     def __bool__(self) -> bool:
@@ -74,6 +78,12 @@ class Secrets:
             if added:
                 self._values = tuple(sorted(self._labels, key=len, reverse=True))
                 self._encoded = tuple(v.encode("utf-8") for v in self._values)
+                starts: dict[str, list[str]] = {}
+                for known in self._values:
+                    starts.setdefault(known[0], []).append(known)
+                self._starts = {
+                    first: (len(group[0]), tuple(sorted(group))) for first, group in starts.items()
+                }
 
     def add_all(self, values: Iterable[tuple[str, Any]]) -> None:
         """``add`` each (label, value) pair."""
@@ -93,6 +103,34 @@ class Secrets:
         for value in [v for v in values if v in text]:
             text = text.replace(value, f"[REDACTED:{labels[value]}]")
         return text
+
+    def safe_cut(self, text: str) -> int:
+        """How much of ``text``, the end of a stream so far, may be shown now: it stops
+        where the longest tail that could be the beginning of a known value starts, or
+        earlier, at the start of a whole value that tail would cut in two.
+
+        Only positions holding a value's first character are tried, each with one
+        ``find`` in C, so a delta costs about its length."""
+        end = len(text)
+        starts = self._starts
+        if not self.enabled or not starts or not text:
+            return end
+        cut = end
+        for first, (longest, group) in starts.items():
+            position = text.find(first, max(0, end - longest + 1))
+            while position != -1 and position < cut:
+                if _begins_longer(group, text[position:]):
+                    cut = position
+                    break
+                position = text.find(first, position + 1)
+        moved = cut < end
+        while moved:  # a whole value that starts before the cut is held whole
+            moved = False
+            for value in self._values:
+                found = text.find(value, max(0, cut - len(value) + 1))
+                if found != -1 and found < cut:
+                    cut, moved = found, True
+        return cut
 
     def redact_bytes(self, data: bytes) -> bytes:
         """``redact`` for UTF-8 bytes (a session line); the same object when none occurs."""
@@ -115,6 +153,14 @@ class Secrets:
         env = os.environ if base is None else base
         withheld = self.withheld
         return {k: v for k, v in env.items() if k not in withheld}
+
+
+def _begins_longer(ordered: tuple[str, ...], tail: str) -> bool:
+    """Whether ``tail`` is the beginning of a longer value of ``ordered`` (sorted)."""
+    index = bisect_left(ordered, tail)
+    if index < len(ordered) and ordered[index] == tail:
+        index += 1
+    return index < len(ordered) and ordered[index].startswith(tail)
 
 
 def _variants(value: str) -> list[str]:
