@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 MAX_LINE_BYTES = 50 * 1024 * 1024
@@ -79,6 +80,9 @@ class NdjsonRpcTransport:
         self._reader = reader
         self._writer = writer
         self._write_lock = asyncio.Lock()
+        self.redactors: list[Callable[[bytes], bytes]] = []
+        """Each session's ``secrets.redact_bytes`` (omp.secrets): no line written holds a
+        credential omp knows, not even one the model repeated from the user."""
         self._ready: deque[dict[str, Any]] = deque()
         self._batches: list[_Batch] = []
 
@@ -189,6 +193,8 @@ class NdjsonRpcTransport:
 
     async def _write(self, payload: dict[str, Any] | list[dict[str, Any]]) -> None:
         data = (json.dumps(payload, separators=(",", ":")) + "\n").encode("utf-8")
+        for redact in self.redactors:
+            data = redact(data)
         async with self._write_lock:
             self._writer.write(data)
             await self._writer.drain()

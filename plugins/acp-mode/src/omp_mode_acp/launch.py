@@ -56,8 +56,10 @@ async def serve(config: Any) -> int:
     agent = OmpAgent(config)
     reader, writer = await _protocol_streams()
     quiet_sdk_logging()
+    transport = NdjsonRpcTransport(reader, writer)
+    agent.redactors = transport.redactors
     try:
-        await run_agent(agent, NdjsonRpcTransport(reader, writer))
+        await run_agent(agent, transport)
     finally:
         await agent.close()
     return 0

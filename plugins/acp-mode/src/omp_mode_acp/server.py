@@ -5,8 +5,10 @@ on one connection. Each session gets its own runtime, built for its cwd with
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -108,6 +110,8 @@ class OmpAgent:
         self.conn: Any = None
         self.client_caps: Any = None
         self.sessions: dict[str, AcpSession] = {}
+        self.redactors: list[Callable[[bytes], bytes]] = []
+        """The transport's: each session opened adds its secrets' redactor."""
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -137,6 +141,7 @@ class OmpAgent:
 
     async def _open(self, cwd: str, resume: str | None, mcp_servers: Any) -> AcpSession:
         session = await asyncio.to_thread(_build, self.config, cwd, resume)
+        self.redactors.append(session.secrets.redact_bytes)
         if mcp_servers:
             session.plugin_state[SESSION_SERVERS_KEY] = [_server_entry(s) for s in mcp_servers]
         acp_session = AcpSession(self.conn, session, self.client_caps)
@@ -175,6 +180,8 @@ class OmpAgent:
         previous = self.sessions.pop(session_id, None)
         if previous is not None:
             await previous.close()
+            with contextlib.suppress(ValueError):  # its replacement brings its own
+                self.redactors.remove(previous.session.secrets.redact_bytes)
         acp_session = await self._open(cwd, session_id, mcp_servers)
         await acp_session.replay()
         await acp_session.start()
