@@ -7,7 +7,7 @@ import time
 
 import omp
 from doubles import texts
-from omp.messages import CustomMessage, UserMessage
+from omp.messages import CustomMessage, UserMessage, content_text
 from omp.tools import Tool, ToolResult
 from pydantic import BaseModel
 
@@ -368,3 +368,77 @@ def test_provider_error_ends_the_run_with_an_error_message(make_session, omp_har
     final = events.of("message_end")[-1].message
     assert final.stop_reason == "error" and final.error_message == "rate limited by upstream"
     assert events.types()[-1] == "agent_end"
+
+
+def test_cancelling_the_run_during_tools_answers_every_call_once(make_session):
+    """What a signal does to a run (omp.signals cancels its task): the call that finished
+    keeps its result, the running and the waiting ones are answered as aborted, each
+    once, in the conversation and in the session file, before the run unwinds."""
+    import pytest
+    from omp.loop import ABORTED_TEXT
+
+    log: list = []
+    calls = [
+        ("nap", {"seconds": 0, "label": "quick"}),
+        ("nap", {"seconds": 30, "label": "slow"}),
+        ("solo", {"seconds": 30, "label": "later"}),
+    ]
+    session, _ = make_session(
+        [{"calls": calls}, {"text": "never"}], tools=[nap_tool(log), nap_tool(log, "solo", True)]
+    )
+    ends: list = []
+    session.subscribe(lambda e: ends.append(e) if e.type == "tool_execution_end" else None)
+
+    async def main() -> None:
+        run = asyncio.ensure_future(session.prompt("go"))
+        while not {("end", "quick"), ("start", "slow")} <= {entry[:2] for entry in log}:
+            assert not run.done(), run
+            await asyncio.sleep(0.01)
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+
+    asyncio.run(main())
+    stored = [m for m in session.agent.messages if m.role == "toolResult"]
+    assert [(m.tool_call_id, m.is_error, content_text(m.content)) for m in stored] == [
+        ("call_1_1", False, "quick rested"),
+        ("call_1_2", True, ABORTED_TEXT),
+        ("call_1_3", True, ABORTED_TEXT),
+    ]
+    written = [e["message"] for e in session.session_file.entries if e["type"] == "message"]
+    assert [m["toolCallId"] for m in written if m["role"] == "toolResult"] == [
+        "call_1_1",
+        "call_1_2",
+        "call_1_3",
+    ]
+    assert sorted(e.tool_call_id for e in ends) == ["call_1_1", "call_1_2", "call_1_3"]
+
+
+def test_a_call_left_without_a_result_is_sent_answered(make_session, omp_harness):
+    """A conversation holding a call without its result (a session killed during a
+    tool) never reaches a provider that way: the call is answered with an error result
+    right after it, and a later real result is still sent as it is."""
+    from omp.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+
+    session, provider = make_session([{"text": "ok"}, {"text": "ok again"}])
+    killed = AssistantMessage(
+        content=[ToolCall(id="a", name="bash"), ToolCall(id="b", name="read")], model="m"
+    )
+    answered = ToolResultMessage(
+        tool_call_id="b", tool_name="read", content=[TextContent(text="kiwi")]
+    )
+    session.agent.messages = [UserMessage(content="run it"), killed, answered]
+    omp_harness.run(session, "go on", "and on")
+
+    for request in provider.requests:
+        sent = [(m.role, getattr(m, "tool_call_id", None)) for m in request.messages]
+        assert sent[:5] == [
+            ("user", None),
+            ("assistant", None),
+            ("toolResult", "b"),
+            ("toolResult", "a"),
+            ("user", None),
+        ]
+        synthetic = request.messages[3]
+        assert synthetic.is_error and "interrupted" in content_text(synthetic.content)
+    assert [m.role for m in session.agent.messages[:3]] == ["user", "assistant", "toolResult"]

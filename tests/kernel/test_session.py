@@ -264,11 +264,15 @@ def test_missing_file_and_directory_raise(tmp_path: Path) -> None:
         SessionFile.open(tmp_path)
 
 
-def test_dangling_tool_calls_are_cleaned_up() -> None:
+def test_stray_tool_results_are_dropped_and_unanswered_calls_kept() -> None:
+    """A result without its call cannot be sent; a call without its result (a process
+    killed during the tool) stays, for the provider boundary to answer (test_loop.py::
+    test_a_call_left_without_a_result_is_sent_answered)."""
     session = SessionFile.create("/work", None)
     session.append_message(user("go"))
     session.append_message(result("orphan"))
     session.append_message(assistant("", ToolCall(id="a", name="read")))
+    session.append_message(result("a"))
     session.append_message(result("a"))
     session.append_message(
         assistant("partly", ToolCall(id="b", name="read"), ToolCall(id="c", name="read"))
@@ -277,17 +281,16 @@ def test_dangling_tool_calls_are_cleaned_up() -> None:
     session.append_message(assistant("", ToolCall(id="d", name="read")))
 
     messages = session.build_context().messages
-    assert [m.role for m in messages] == [
-        "user",
-        "assistant",
-        "toolResult",
-        "assistant",
-        "toolResult",
+    assert [(m.role, getattr(m, "tool_call_id", None)) for m in messages] == [
+        ("user", None),
+        ("assistant", None),
+        ("toolResult", "a"),
+        ("assistant", None),
+        ("toolResult", "b"),
+        ("assistant", None),
     ]
-    assert [c.id for c in messages[3].tool_calls] == ["b"]
-    assert messages[3].text == "partly"
-    stored = session.entries[4]["message"]["content"]
-    assert [b.get("id") for b in stored] == [None, "b", "c"]
+    assert [c.id for c in messages[3].tool_calls] == ["b", "c"]
+    assert [c.id for c in messages[5].tool_calls] == ["d"]
 
 
 def test_session_view_hands_out_the_stored_entries_read_only() -> None:

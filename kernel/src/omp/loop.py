@@ -41,8 +41,10 @@ from omp.messages import (
     AssistantMessage,
     ToolCall,
     ToolResultMessage,
+    answer_open_calls,
     content_text,
     convert_to_llm,
+    unanswered_result,
 )
 from omp.partial_json import with_repair
 from omp.providers import LlmContext, Model, ModelRegistry, StreamOptions
@@ -359,10 +361,14 @@ class Agent:
         interrupt = AbortSignal(parent=self.signal)
         results: dict[str, ToolResultMessage] = {}
 
+        started: set[str] = set()
+
         async def run_one(call: ToolCall) -> None:
             if interrupt.aborted:
-                results[call.id] = await self._finish_skipped(call, interrupt)
+                text = SKIPPED_TEXT if interrupt.reason == "steering" else ABORTED_TEXT
+                results[call.id] = await self._finish_skipped(call, text)
                 return
+            started.add(call.id)
             results[call.id] = await self._execute_one(call, interrupt)
             immediate = self.settings.interrupt_mode == "immediate"
             if immediate and self.steering and not interrupt.aborted:
@@ -371,12 +377,37 @@ class Agent:
         try:
             for batch in self._batches(calls):
                 await asyncio.gather(*(run_one(call) for call in batch))
+            ordered = [results[call.id] for call in calls]
+            for message in ordered:
+                await self.add_message(message)
+        except BaseException:
+            # Cancelled by a signal (or interrupted): the run unwinds, but not before
+            # every call has its one result, so the session file stays answerable.
+            await self._answer_unfinished(calls, results, started)
+            raise
         finally:
             interrupt.detach()
-        ordered = [results[call.id] for call in calls]
-        for message in ordered:
-            await self.add_message(message)
         return ordered
+
+    async def _answer_unfinished(
+        self, calls: list[ToolCall], results: dict[str, ToolResultMessage], started: set[str]
+    ) -> None:
+        """Add the results of ``calls`` not added yet while the run is being cancelled:
+        those that finished, and an aborted one for each call still running or never
+        started. (A message is appended and written in one step, so one that is in the
+        conversation is in the session file too.)"""
+        for call in calls:
+            if call.id in results:
+                continue
+            if call.id in started:
+                error = ToolResult.error(ABORTED_TEXT)
+                results[call.id] = await self._finish(call, call.arguments, error)
+            else:
+                results[call.id] = await self._finish_skipped(call, ABORTED_TEXT)
+        added = {id(m) for m in self.messages[-len(calls) :]}
+        for call in calls:
+            if id(results[call.id]) not in added:
+                await self.add_message(results[call.id])
 
     def _batches(self, calls: list[ToolCall]) -> list[list[ToolCall]]:
         """Consecutive shared tools run together; an exclusive tool runs alone."""
@@ -390,8 +421,7 @@ class Agent:
                 batches[-1][1].append(call)
         return [batch for _, batch in batches]
 
-    async def _finish_skipped(self, call: ToolCall, interrupt: AbortSignal) -> ToolResultMessage:
-        text = SKIPPED_TEXT if interrupt.reason == "steering" else ABORTED_TEXT
+    async def _finish_skipped(self, call: ToolCall, text: str) -> ToolResultMessage:
         await self._emit(
             ToolExecutionStartEvent(tool_call_id=call.id, tool_name=call.name, args=call.arguments)
         )
@@ -559,13 +589,16 @@ class IncrementalConversion:
     """``convert_to_llm`` for a conversation that grows between requests: what the
     previous request's messages became is kept, and only messages after the longest
     unchanged prefix are converted (compared by identity, then equality, as the wire
-    caches compare them), so a request at turn 1,000 converts two messages, not 2,000."""
+    caches compare them), so a request at turn 1,000 converts two messages, not 2,000.
+    A tool call left without its result is sent answered (``answer_open_calls``)."""
 
     def __init__(self) -> None:
         self._seen: list[Any] = []
         self._out: list[Any] = []
         self._ends: list[int] = []
-        """len(_out) after each of _seen: a message may become none or one."""
+        """len(_out) after each of _seen: a message may become none, one or more."""
+        self._open: list[tuple[ToolCall, ...]] = []
+        """The calls still without a result after each of _seen."""
 
     def __call__(self, messages: list[Any]) -> list[Any]:
         seen = self._seen
@@ -576,14 +609,17 @@ class IncrementalConversion:
                 if before is not now and before != now:
                     break
                 keep += 1
-            del seen[keep:], self._ends[keep:]
+            del seen[keep:], self._ends[keep:], self._open[keep:]
             del self._out[self._ends[-1] if keep else 0 :]
-        out, ends = self._out, self._ends
+        out, ends, still_open = self._out, self._ends, self._open
+        calls = {call.id: call for call in still_open[-1]} if still_open else {}
         for message in messages[keep:]:
-            out += convert_to_llm([message])
+            for converted in convert_to_llm([message]):
+                out += answer_open_calls(converted, calls)
             seen.append(message)
             ends.append(len(out))
-        return out.copy()
+            still_open.append(tuple(calls.values()) if calls else ())
+        return out + [unanswered_result(call) for call in calls.values()]
 
 
 async def _race(work: Awaitable[None], signal: AbortSignal) -> str | None:

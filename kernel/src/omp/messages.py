@@ -277,6 +277,38 @@ def convert_to_llm(messages: list[Any]) -> list[LlmMessage]:
     return out
 
 
+UNANSWERED_TEXT = (
+    "No result was recorded for this tool call: omp was interrupted while it ran, so it "
+    "may have run partly or not at all."
+)
+
+
+def unanswered_result(call: ToolCall) -> ToolResultMessage:
+    """The error result a provider is sent for a call whose result was never recorded."""
+    return ToolResultMessage(
+        tool_call_id=call.id,
+        tool_name=call.name,
+        content=[TextContent(text=UNANSWERED_TEXT)],
+        is_error=True,
+    )
+
+
+def answer_open_calls(message: LlmMessage, open_calls: dict[str, ToolCall]) -> list[LlmMessage]:
+    """What is sent for ``message``: itself, after an error result for each call of
+    ``open_calls`` (updated in place) left without one when anything but a tool result
+    follows. Providers reject a tool call without its result (HTTP 400), and a session
+    whose process was killed during a tool holds one."""
+    if isinstance(message, ToolResultMessage):
+        open_calls.pop(message.tool_call_id, None)
+        return [message]
+    out: list[LlmMessage] = [unanswered_result(call) for call in open_calls.values()]
+    open_calls.clear()
+    out.append(message)
+    if isinstance(message, AssistantMessage):
+        open_calls.update((call.id, call) for call in message.tool_calls)
+    return out
+
+
 def _execution_text(message: Any) -> str:
     """What the model reads of a command or Python code the user ran."""
     if isinstance(message, BashExecutionMessage):

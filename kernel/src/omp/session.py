@@ -34,7 +34,6 @@ from omp.messages import (
     BranchSummaryMessage,
     CompactionSummaryMessage,
     CustomMessage,
-    ToolCall,
     ToolResultMessage,
     parse_message,
     to_wire,
@@ -224,8 +223,11 @@ class _LinearIds:
         return migrated
 
 
-def _drop_dangling_tool_calls(messages: list[Any]) -> list[Any]:
-    """Remove tool calls without a later result and results without an earlier call."""
+def _drop_stray_tool_results(messages: list[Any]) -> list[Any]:
+    """Remove results without an earlier call, and second results of a call. A call
+    without a result (the process was killed while the tool ran) stays: the provider
+    boundary answers it (``omp.messages.answer_open_calls``), so the model learns what
+    it ran instead of the call vanishing."""
     called: set[str] = set()
     answered: set[str] = set()
     kept: list[Any] = []
@@ -237,21 +239,7 @@ def _drop_dangling_tool_calls(messages: list[Any]) -> list[Any]:
                 continue
             answered.add(message.tool_call_id)
         kept.append(message)
-    out: list[Any] = []
-    for message in kept:
-        if isinstance(message, AssistantMessage) and any(
-            call.id not in answered for call in message.tool_calls
-        ):
-            content = [
-                block
-                for block in message.content
-                if not (isinstance(block, ToolCall) and block.id not in answered)
-            ]
-            if not content:
-                continue
-            message = message.model_copy(update={"content": content})
-        out.append(message)
-    return out
+    return kept
 
 
 class SessionFile:
@@ -767,7 +755,7 @@ class SessionFile:
                 except ValidationError:
                     continue
             messages.append(message)
-        context.messages = _drop_dangling_tool_calls(messages)
+        context.messages = _drop_stray_tool_results(messages)
         return context
 
 
