@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,29 @@ from isolation import omp_command
 from omp.testing import PROVIDER_KEYS, write_script
 
 TIMEOUT = 60
+
+_STUCK_TOOL = """
+import threading
+from pathlib import Path
+
+import omp
+from pydantic import BaseModel
+
+
+class NoArgs(BaseModel):
+    pass
+
+
+@omp.hookimpl
+def omp_register_tools(api):
+    from omp.tools import Tool
+
+    def execute(call_id, params, signal, on_update, ctx):
+        Path({marker!r}).write_text("stuck")
+        threading.Event().wait()  # never returns, and ignores the abort signal
+
+    return [Tool(name="stuck", description="Blocks forever", parameters=NoArgs, execute=execute)]
+"""
 
 _SCRUBBED = (
     "OMP_MODEL",
@@ -189,6 +213,27 @@ class OmpCli:
             # tests can interrupt omp like Ctrl-C would.
             preexec_fn=_default_sigint,
         )
+
+    def wait_for(
+        self, path: Path, proc: subprocess.Popen[str], what: str = "", seconds: float = 30
+    ) -> None:
+        """Wait until ``path`` exists (a marker the run writes); fail the test, killing
+        ``proc``, when omp ends first or ``seconds`` pass."""
+        what = what or path.name
+        deadline = time.monotonic() + seconds
+        while not path.exists():
+            if proc.poll() is not None:
+                _, err = proc.communicate()
+                pytest.fail(f"omp ended ({proc.returncode}) before {what}: {err}")
+            if time.monotonic() > deadline:
+                proc.kill()
+                pytest.fail(f"timed out waiting for {what}")
+            time.sleep(0.02)
+
+    def stuck_tool(self, marker: Path) -> Path:
+        """An extension with a tool ``stuck`` whose plain ``def execute`` writes
+        ``marker``, then blocks for ever, ignoring the abort signal."""
+        return self.extension(_STUCK_TOOL.format(marker=str(marker)), "stuck.py")
 
     def script(self, steps: Iterable[dict[str, Any]], name: str | None = None) -> Path:
         """A script file (one JSON step per line) outside the working directory."""

@@ -9,48 +9,12 @@ import json
 import signal
 import subprocess
 import threading
-import time
 from pathlib import Path
 
 import pytest
 from replay import chat_stream
 
 ABORTED = "Tool execution was aborted."
-
-STUCK_TOOL = """
-import threading
-from pathlib import Path
-
-import omp
-from pydantic import BaseModel
-
-
-class NoArgs(BaseModel):
-    pass
-
-
-@omp.hookimpl
-def omp_register_tools(api):
-    from omp.tools import Tool
-
-    def execute(call_id, params, signal, on_update, ctx):
-        Path({marker!r}).write_text("stuck")
-        threading.Event().wait()  # never returns, and ignores the abort signal
-
-    return [Tool(name="stuck", description="Blocks forever", parameters=NoArgs, execute=execute)]
-"""
-
-
-def _wait_for(path: Path, proc: subprocess.Popen[str], seconds: float = 30) -> None:
-    end = time.monotonic() + seconds
-    while not path.exists():
-        if proc.poll() is not None:
-            _, err = proc.communicate()
-            pytest.fail(f"omp ended early ({proc.returncode}): {err}")
-        if time.monotonic() > end:
-            proc.kill()
-            pytest.fail(f"{path.name} never appeared")
-        time.sleep(0.02)
 
 
 def _finish(proc: subprocess.Popen[str], seconds: float = 15) -> str:
@@ -71,7 +35,7 @@ def _start_tool(omp_cli, tool: str, session: Path, *mode: str, stdin=subprocess.
     if tool == "bash":
         call = {"name": "bash", "arguments": {"command": f"touch {marker}; sleep 30"}}
     else:
-        ext = omp_cli.extension(STUCK_TOOL.format(marker=str(marker)), "stuck.py")
+        ext = omp_cli.stuck_tool(marker)
         call = {"name": "stuck", "arguments": {}}
         args = ["-e", ext]
     script = omp_cli.script([{"tool_calls": [call]}, {"text": "never reached"}])
@@ -102,7 +66,7 @@ def _results_of_the_call(omp_cli, session: Path) -> tuple[str, list[dict]]:
 def test_a_signal_during_a_tool_leaves_one_aborted_result(omp_cli, tool, signum):
     session = omp_cli.root / "s.jsonl"
     proc, marker = _start_tool(omp_cli, tool, session)
-    _wait_for(marker, proc)
+    omp_cli.wait_for(marker, proc)
     proc.send_signal(signum)
     err = _finish(proc)
     assert proc.returncode == 128 + signum, err
@@ -126,7 +90,7 @@ def test_rpc_abort_then_end_of_input_leaves_one_aborted_result(omp_cli):
     threading.Thread(target=read, daemon=True).start()
     proc.stdin.write('{"id": "p", "type": "prompt", "message": "go"}\n')
     proc.stdin.flush()
-    _wait_for(marker, proc)
+    omp_cli.wait_for(marker, proc)
     proc.stdin.write('{"id": "a", "type": "abort"}\n')
     proc.stdin.flush()
     assert ended.wait(20), "abort did not end the run"
@@ -152,7 +116,7 @@ def test_a_session_killed_during_a_tool_goes_on_with_the_call_answered(omp_cli, 
     session = omp_cli.sessions_dir() / "killed.jsonl"
     session.parent.mkdir(parents=True)
     proc, marker = _start_tool(omp_cli, "bash", session)
-    _wait_for(marker, proc)
+    omp_cli.wait_for(marker, proc)
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=15)
     call_id, results = _results_of_the_call(omp_cli, session)

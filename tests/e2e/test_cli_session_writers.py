@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 # Touches $OMP_TEST_MARK when the assistant's reply starts streaming: the request has
@@ -28,16 +27,6 @@ SLOW = [{"delay": 60, "text": "too late"}]
 KNOWS_PIDS = Path("/proc/locks").exists()  # where the holder of a lock can be told
 
 
-def _wait_for(path: Path, proc: subprocess.Popen, what: str, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        if proc.poll() is not None:
-            raise AssertionError(f"omp ended before {what}: {proc.communicate()}")
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
 def _end(proc: subprocess.Popen) -> None:
     if proc.poll() is None:
         proc.kill()
@@ -51,7 +40,7 @@ def _busy(omp_cli, *args: str | os.PathLike[str]) -> tuple[subprocess.Popen, Pat
     proc = omp_cli.popen(
         "-e", ext, "--script", omp_cli.script(SLOW), *args, env={"OMP_TEST_MARK": str(mark)}
     )
-    _wait_for(mark, proc, "the first request")
+    omp_cli.wait_for(mark, proc, "the first request")
     return proc, mark
 
 
@@ -75,7 +64,7 @@ def test_ctrl_c_during_the_first_reply_keeps_the_prompt(omp_cli):
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )
     try:
-        _wait_for(mark, proc, "the first request")
+        omp_cli.wait_for(mark, proc, "the first request")
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     finally:

@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
@@ -22,18 +21,6 @@ def omp_turn_start(event):
     Path({marker!r}).write_text("sleeping")
     time.sleep(300)
 """
-
-
-def _wait_for(path: Path, proc: subprocess.Popen[str], seconds: float = 30) -> None:
-    end = time.monotonic() + seconds
-    while not path.exists():
-        if proc.poll() is not None:
-            _, err = proc.communicate()
-            pytest.fail(f"omp ended early ({proc.returncode}): {err}")
-        if time.monotonic() > end:
-            proc.kill()
-            pytest.fail(f"{path.name} never appeared")
-        time.sleep(0.02)
 
 
 def _finish(proc: subprocess.Popen[str], seconds: float = 10) -> tuple[str, str, float]:
@@ -63,7 +50,7 @@ def test_a_signal_ends_a_run_blocked_in_a_sync_handler(omp_cli, signum):
     marker = omp_cli.root / "sleeping"
     ext = omp_cli.extension(SLEEPY_TURN_START.format(marker=str(marker)), "sleepy.py")
     proc = omp_cli.popen("-p", "hi", "-e", ext, "--script", omp_cli.script([{"text": "hello"}]))
-    _wait_for(marker, proc)
+    omp_cli.wait_for(marker, proc)
     proc.send_signal(signum)
     _, err, took = _finish(proc)
     assert proc.returncode == 128 + signum, err
@@ -121,7 +108,7 @@ def test_sigterm_and_sighup_kill_the_tool_process_group_and_keep_the_session(omp
     )
     session = omp_cli.root / "s.jsonl"
     proc = omp_cli.popen("-p", "run it", "--script", script, "--session", session)
-    _wait_for(pidfile, proc)
+    omp_cli.wait_for(pidfile, proc)
     time.sleep(0.2)
     pid = int(pidfile.read_text().strip() or 0)
     proc.send_signal(signum)

@@ -9,45 +9,10 @@ import signal
 import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
-STUCK_TOOL = """
-import threading
-from pathlib import Path
-
-import omp
-from pydantic import BaseModel
-
-
-class NoArgs(BaseModel):
-    pass
-
-
-@omp.hookimpl
-def omp_register_tools(api):
-    from omp.tools import Tool
-
-    def execute(call_id, params, signal, on_update, ctx):
-        Path({marker!r}).write_text("stuck")
-        threading.Event().wait()  # never returns, and ignores the abort signal
-
-    return [Tool(name="stuck", description="Blocks forever", parameters=NoArgs, execute=execute)]
-"""
-
 CALL_STUCK = [{"tool_calls": [{"name": "stuck", "arguments": {}}]}, {"text": "never reached"}]
-
-
-def _wait_for(path: Path, proc: subprocess.Popen, seconds: float = 30) -> None:
-    end = time.monotonic() + seconds
-    while not path.exists():
-        if proc.poll() is not None:
-            pytest.fail(f"omp ended early ({proc.returncode})")
-        if time.monotonic() > end:
-            proc.kill()
-            pytest.fail(f"{path.name} never appeared")
-        time.sleep(0.02)
 
 
 def _ended(proc: subprocess.Popen, seconds: float = 10) -> float:
@@ -65,13 +30,13 @@ def _ended(proc: subprocess.Popen, seconds: float = 10) -> float:
 @pytest.mark.parametrize("mode", ["print", "json"])
 def test_ctrl_c_ends_a_run_whose_tool_thread_is_stuck(omp_cli, mode):
     marker = omp_cli.root / "stuck"
-    ext = omp_cli.extension(STUCK_TOOL.format(marker=str(marker)), "stuck.py")
+    ext = omp_cli.stuck_tool(marker)
     session = omp_cli.root / "s.jsonl"
     script = omp_cli.script(CALL_STUCK)
     proc = omp_cli.popen(
         "--mode", mode, "-p", "go", "-e", ext, "--script", script, "--session", session
     )
-    _wait_for(marker, proc)
+    omp_cli.wait_for(marker, proc)
     proc.send_signal(signal.SIGINT)
     took = _ended(proc)
     _, err = proc.communicate()
@@ -87,7 +52,7 @@ def test_ctrl_c_ends_a_run_whose_tool_thread_is_stuck(omp_cli, mode):
 
 def test_rpc_mode_exits_on_end_of_input_after_aborting_a_stuck_tool(omp_cli):
     marker = omp_cli.root / "stuck"
-    ext = omp_cli.extension(STUCK_TOOL.format(marker=str(marker)), "stuck.py")
+    ext = omp_cli.stuck_tool(marker)
     script = omp_cli.script(CALL_STUCK)
     proc = omp_cli.popen("--mode", "rpc", "-e", ext, "--script", script, stdin=subprocess.PIPE)
     frames: list[dict] = []
@@ -103,7 +68,7 @@ def test_rpc_mode_exits_on_end_of_input_after_aborting_a_stuck_tool(omp_cli):
     reader.start()
     proc.stdin.write('{"id": "p", "type": "prompt", "message": "go"}\n')
     proc.stdin.flush()
-    _wait_for(marker, proc)
+    omp_cli.wait_for(marker, proc)
     proc.stdin.write('{"id": "a", "type": "abort"}\n')
     proc.stdin.flush()
     if not ended.wait(20):
