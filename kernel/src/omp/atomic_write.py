@@ -153,9 +153,17 @@ def _temporary_prefix(target: Path) -> str:
     return f".{target.name[:200]}.omp-"
 
 
+_SWEPT: set[tuple[Path, str]] = set()
+"""(directory, file name) already swept by this process: a killed writer's leftovers
+are rare, and listing a large directory on every write is not."""
+
+
 def _remove_stale_temporaries(target: Path) -> None:
     """Temporary files of ``target`` left by a writer that was killed (its pid is in
-    the name and no longer runs)."""
+    the name and no longer runs), looked for once per file and process."""
+    if (target.parent, target.name) in _SWEPT:
+        return
+    _SWEPT.add((target.parent, target.name))
     prefix = _temporary_prefix(target)
     try:
         names = [n for n in os.listdir(target.parent) if n.startswith(prefix)]
