@@ -117,8 +117,9 @@ class TurnFold:
         self.role: str | None = None
         self.blocks: list[dict[str, Any]] = []
         """The open turn."""
-        self.pending: list[str] = []
-        """The tool_use ids of the last assistant message."""
+        self.pending: dict[str, None] = {}
+        """The tool_use ids of the last assistant message, in order (a dict: a reply of
+        thousands of calls is looked up once per result)."""
         self.answered: set[str] = set()
 
     def save(self) -> Any:
@@ -127,7 +128,7 @@ class TurnFold:
     def load(self, saved: Any) -> None:
         role, blocks, pending, answered = saved
         self.role, self.blocks = role, list(blocks)
-        self.pending, self.answered = list(pending), set(answered)
+        self.pending, self.answered = dict.fromkeys(pending), set(answered)
 
     def add(self, message: Any) -> None:
         if isinstance(message, ToolResultMessage):
@@ -138,12 +139,12 @@ class TurnFold:
                 self._add("user", [_result_block(call, content, message.is_error)])
             return
         self._add("user", self._missing_results())
-        self.pending, self.answered = [], set()
+        self.pending, self.answered = {}, set()
         if isinstance(message, UserMessage | DeveloperMessage):
             self._add("user", _user_blocks(message.content, self.model))
         elif isinstance(message, AssistantMessage):
             blocks = _assistant_blocks(message, self.model)
-            self.pending = [b["id"] for b in blocks if b["type"] == "tool_use"]
+            self.pending = dict.fromkeys(b["id"] for b in blocks if b["type"] == "tool_use")
             self._add("assistant", blocks)
 
     def _missing_results(self) -> list[dict[str, Any]]:

@@ -144,8 +144,9 @@ class ItemFold:
         self.developer = _developer_role(compat)
         self.store = bool(compat.get("store", False))
         self.items: list[dict[str, Any]] = []
-        self.pending: list[str] = []
-        """Calls sent and not yet answered, in order."""
+        self.pending: dict[str, None] = {}
+        """Calls sent and not yet answered, in order (a dict: a reply of thousands of
+        calls is looked up and removed from once per result)."""
         self.deferred: list[dict[str, Any]] = []
         """Tool-result images, sent after the results."""
 
@@ -153,7 +154,7 @@ class ItemFold:
         return tuple(self.pending), tuple(self.deferred)
 
     def load(self, saved: Any) -> None:
-        self.pending, self.deferred = list(saved[0]), list(saved[1])
+        self.pending, self.deferred = dict.fromkeys(saved[0]), list(saved[1])
 
     def _settled(self) -> list[dict[str, Any]]:
         placeholders = [
@@ -171,14 +172,14 @@ class ItemFold:
             cid = call_id(message.tool_call_id)
             if cid not in self.pending:  # answers no sent call, or one already answered
                 return
-            self.pending.remove(cid)
+            del self.pending[cid]
             output, images = _tool_result(message, model)
             items.append({"type": "function_call_output", "call_id": cid, "output": output})
             if images:
                 self.deferred.append({"role": "user", "content": images})
             return
         items.extend(self._settled())
-        self.pending, self.deferred = [], []
+        self.pending, self.deferred = {}, []
         if isinstance(message, UserMessage):
             parts = _user_content(message.content, model)
             if parts:
@@ -192,7 +193,7 @@ class ItemFold:
             for item in _assistant_items(message, model, self.store):
                 items.append(item)
                 if item.get("type") == "function_call":
-                    self.pending.append(item["call_id"])
+                    self.pending[item["call_id"]] = None
 
 
 def _user_content(content: Any, model: Any) -> list[dict[str, Any]]:
