@@ -9,6 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 READ = {"tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}}]}
 
 
@@ -169,6 +171,46 @@ def test_ctrl_c_works_when_the_runner_started_with_sigint_ignored(batch):
     assert "Traceback" not in stderr
     assert [(r["id"], r["status"]) for r in batch.results()] == [("t0", "cancelled")]
     assert "interrupted: 0 finished, 1 cancelled, 3 left" in stderr
+
+
+@pytest.mark.parametrize(
+    ("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)], ids=["SIGTERM", "SIGHUP"]
+)
+def test_sigterm_and_sighup_cancel_running_tasks_as_ctrl_c_does(batch, signum, code):
+    """A service manager's stop (SIGTERM) or a closed terminal (SIGHUP): each running
+    task gets its ``cancelled`` line and keeps its session file, the summary says what
+    is left, and the exit status is 128 + the signal's number."""
+    tasks = batch.scripted_tasks(4, {"delay": 20, "text": "never"})
+    runner = batch.start(
+        str(tasks),
+        "--out",
+        "out",
+        "--jobs",
+        "2",
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    sessions = [batch.root / "out" / f"t{n}" / "attempt-1" / "session.jsonl" for n in (0, 1)]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not all(s.exists() for s in sessions):
+        time.sleep(0.05)
+    assert all(s.exists() for s in sessions)
+    os.kill(runner.pid, signum)
+    try:
+        _, stderr = runner.communicate(timeout=30)
+    finally:
+        runner.kill()
+    assert runner.returncode == code, stderr
+    assert "Traceback" not in stderr
+    results = batch.results()
+    assert sorted((r["id"], r["status"]) for r in results) == [
+        ("t0", "cancelled"),
+        ("t1", "cancelled"),
+    ]
+    assert all(s.exists() for s in sessions)
+    name = signal.Signals(signum).name
+    assert f"terminated by {name}: 0 finished, 2 cancelled, 4 left" in stderr
 
 
 def test_an_id_the_out_folder_uses_is_refused_naming_its_line(batch):

@@ -166,3 +166,30 @@ def test_ctrl_c_cancels_the_running_ray_tasks_cleanly_and_says_what_is_left(batc
         assert results[task_id]["error"] == "cancelled before it finished", results[task_id]
         assert results[task_id]["session"].endswith(f"{task_id}/attempt-1/session.jsonl")
     assert "interrupted: 0 finished, 4 cancelled, 4 left" in stderr
+
+
+@pytest.mark.ray
+def test_sigterm_cancels_the_running_ray_tasks_although_ray_init_sets_its_own_handler(batch):
+    """``ray.init`` makes SIGTERM end the driver at once; the runner keeps its own
+    handler, so a SIGTERM cancels as Ctrl+C does and exits 143."""
+    tasks = batch.scripted_tasks(3, {"delay": 30, "text": "never"})
+    argv = [str(tasks), "--out", "out", "--engine", "ray", "--jobs", "1"]
+    runner = batch.start(
+        *argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    session = batch.root / "out" / "t0" / "attempt-1" / "session.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not session.exists():
+        time.sleep(0.05)
+    assert session.exists()
+    os.kill(runner.pid, signal.SIGTERM)  # the runner alone, as a service manager would
+    try:
+        _, stderr = runner.communicate(timeout=60)
+    finally:
+        runner.kill()
+    assert runner.returncode == 143, stderr
+    assert "Traceback" not in stderr
+    results = {r["id"]: r for r in batch.results()}
+    assert {r["status"] for r in results.values()} == {"cancelled"}
+    assert results["t0"]["session"].endswith("t0/attempt-1/session.jsonl")
+    assert "terminated by SIGTERM: 0 finished, 3 cancelled, 3 left" in stderr

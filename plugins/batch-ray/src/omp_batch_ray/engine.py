@@ -14,7 +14,11 @@ The shared rate limit lives in one Ray actor that every task's session asks.
 
 from __future__ import annotations
 
+import signal
 import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from omp.errors import OmpError, UsageError
@@ -35,9 +39,6 @@ def _run_task(task: dict[str, Any], job: Job) -> dict[str, Any]:
     every 50 ms, ending it as a local Ctrl+C would, with a ``cancelled`` result that
     keeps its turns, tokens and session file. (Ray's own KeyboardInterrupt lands only
     when the event loop next wakes, which a slow request can put past the grace.)"""
-    import signal
-    import threading
-
     cancel = threading.Event()
     previous = None
     if threading.current_thread() is threading.main_thread():
@@ -105,11 +106,12 @@ class RayEngine:
         if not ray.is_initialized():
             common = {"log_to_driver": False, "configure_logging": False}
             try:
-                if self.options.address:
-                    ray.init(address=self.options.address, **common)
-                else:
-                    ray.init(num_cpus=self.options.jobs, include_dashboard=False, **common)
-                    self._started_here = True
+                with _keeping_sigterm():
+                    if self.options.address:
+                        ray.init(address=self.options.address, **common)
+                    else:
+                        ray.init(num_cpus=self.options.jobs, include_dashboard=False, **common)
+                        self._started_here = True
             except Exception as exc:
                 where = f"connect to {self.options.address}" if self.options.address else "start"
                 reason = " ".join(str(exc).split())[:300]
@@ -203,6 +205,19 @@ class RayEngine:
         for ref in left:
             ray.cancel(ref, force=True)
             report("finished", self._lost(job, ids[ref], "cancelled", "cancelled (killed)"))
+
+
+@contextmanager
+def _keeping_sigterm() -> Iterator[None]:
+    """``ray.init`` makes SIGTERM exit the driver at once (``sys.exit``); the runner's
+    own handler cancels the running tasks first, so it is put back."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGTERM) if main else None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _reachable(address: str) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from omp.errors import OmpError, UsageError
@@ -30,7 +31,8 @@ DIR/results.jsonl. A re-run skips the tasks already done;
 --retry-failed runs the failed, timed-out and over-budget ones again. Plugin flags
 (--script FILE, ...) apply to every task. Engines: local (worker processes, --jobs N,
 the default) and ray (omp-batch-ray: --address ADDR, else a local Ray instance).
-The exit status is 0 when every task is done, 1 otherwise, 130 when interrupted.
+The exit status is 0 when every task is done, 1 otherwise; Ctrl+C, SIGTERM and
+SIGHUP cancel the running tasks (each keeps its session file) and exit 130, 143, 129.
 """
 
 VALUED = {"--out", "--engine", "--jobs", "--address", "--max-retries"}
@@ -127,6 +129,8 @@ def run(args: list[str], runtime: Any) -> int:
     if {"-h", "--help"} & set(args):
         print(USAGE, end="")
         return 0
+    from omp.signals import Stopped
+
     from omp_batch.engine import Interrupted, load_engine
     from omp_batch.layout import RESULTS
     from omp_batch.progress import make_progress
@@ -164,7 +168,7 @@ def run(args: list[str], runtime: Any) -> int:
 
     started = time.perf_counter()
     try:
-        with _ctrl_c_interrupts():
+        with _stop_signals_interrupt() as received:
             if pending:
                 engine.run(pending, job, report)
     except Interrupted:
@@ -172,8 +176,9 @@ def run(args: list[str], runtime: Any) -> int:
         unfinished = (None, "cancelled")
         left = [t.id for t in pending if finished.get(t.id, {}).get("status") in unfinished]
         cancelled = sum(1 for r in finished.values() if r["status"] == "cancelled")
-        progress.interrupted(len(finished) - cancelled, cancelled, left)
-        return 130
+        stopped = Stopped(received[0] if received else signal.SIGINT)
+        progress.interrupted(len(finished) - cancelled, cancelled, left, str(stopped))
+        return stopped.exit_code
     finally:
         progress.close()
         os.close(lock)
@@ -184,19 +189,32 @@ def run(args: list[str], runtime: Any) -> int:
 
 
 @contextmanager
-def _ctrl_c_interrupts() -> Iterator[None]:
-    """SIGINT raises KeyboardInterrupt while the engine runs, whatever disposition the
-    runner inherited: a background job of a non-interactive shell starts with SIGINT
-    ignored, and Python then leaves it ignored (print mode sets its handler the same
-    way, ``omp.signals``). Worker processes set their own."""
+def _stop_signals_interrupt() -> Iterator[list[int]]:
+    """While the engine runs, SIGINT, SIGTERM and SIGHUP each raise KeyboardInterrupt,
+    which engines answer by cancelling the running tasks (a ``cancelled`` line each,
+    session files kept); the list yielded gets the first one's number, for the exit
+    status. SIGINT is set whatever disposition the runner inherited: a background job
+    of a non-interactive shell starts with it ignored, and Python then leaves it
+    ignored (print mode sets its handlers the same way, ``omp.signals``). Worker
+    processes set their own."""
+    from omp.signals import HANDLED
+
+    received: list[int] = []
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield received
         return
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        if not received:
+            received.append(signum)
+        raise KeyboardInterrupt
+
+    previous = {signum: signal.signal(signum, on_signal) for signum in HANDLED}
     try:
-        yield
+        yield received
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _lock(out: Path) -> int:

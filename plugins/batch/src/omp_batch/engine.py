@@ -6,8 +6,9 @@ An engine class is built with the parsed ``EngineOptions`` and has
 (``execute``) somewhere, calls ``report(kind, payload)`` on the calling thread as
 things happen (``"started"`` with the task id, ``"finished"`` with the result dict,
 as soon as each one ends), and returns when all have finished. On KeyboardInterrupt
-it stops starting tasks, cancels the running ones (reporting their ``cancelled``
-results) and raises ``Interrupted``.
+(which the runner raises for SIGINT, SIGTERM and SIGHUP alike) it stops starting
+tasks, cancels the running ones (reporting their ``cancelled`` results) and raises
+``Interrupted``; a second one while cancelling kills what is left.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ Report = Callable[[str, Any], None]
 
 
 class Interrupted(Exception):
-    """The user stopped the batch (Ctrl+C); running tasks were cancelled."""
+    """The batch was stopped (Ctrl+C, SIGTERM, SIGHUP); running tasks were cancelled."""
 
 
 @dataclass

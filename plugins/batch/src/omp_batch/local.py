@@ -1,11 +1,12 @@
 """The local engine: ``--jobs N`` worker processes on this machine, each running one
 task at a time (forked from the runner, so the kernel and plugins are imported once).
 
-A worker ignores SIGINT (the terminal sends Ctrl+C to the whole process group: the
-runner decides) and cancels its task on SIGTERM, answering with a ``cancelled``
-result. A worker whose runner died (SIGKILL) exits at once rather than linger. A task
-still running ``KILL_GRACE_S`` past its time budget (a plugin or tool blocking the
-session, so the budget's own abort cannot land) has its worker killed: ``timed_out``.
+A worker ignores SIGINT and SIGHUP (a terminal sends Ctrl+C, and its hangup, to the
+whole process group: the runner decides) and cancels its task on SIGTERM, answering
+with a ``cancelled`` result. A worker whose runner died (SIGKILL) exits at once rather
+than linger. A task still running ``KILL_GRACE_S`` past its time budget (a plugin or
+tool blocking the session, so the budget's own abort cannot land) has its worker
+killed: ``timed_out``.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def _watch_parent(parent: int) -> None:
 
 def _worker(conn: Connection, job: Job, parent: int) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     cancel = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: cancel.set())
     _watch_parent(parent)

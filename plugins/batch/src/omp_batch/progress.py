@@ -56,10 +56,13 @@ class Progress:
     def close(self) -> None:
         pass
 
-    def interrupted(self, finished: int, cancelled: int, left: list[str]) -> None:
+    def interrupted(
+        self, finished: int, cancelled: int, left: list[str], reason: str = "interrupted"
+    ) -> None:
+        """``reason``: "interrupted" (Ctrl+C) or "terminated by SIGTERM" and the like."""
         shown = ", ".join(left[:10]) + (f" and {len(left) - 10} more" if len(left) > 10 else "")
         self.say(
-            f"interrupted: {finished} finished, {cancelled} cancelled, {len(left)} left"
+            f"{reason}: {finished} finished, {cancelled} cancelled, {len(left)} left"
             + (f" ({shown})" if left else "")
             + "; run the same command again to run what is left"
         )
@@ -98,9 +101,11 @@ class JsonProgress(Progress):
     def show(self, result: dict[str, Any]) -> None:
         self.emit({"event": "finished", "result": result})
 
-    def interrupted(self, finished: int, cancelled: int, left: list[str]) -> None:
-        self.emit({"event": "interrupted", "finished": finished, "cancelled": cancelled,
-                   "left": left})  # fmt: skip
+    def interrupted(
+        self, finished: int, cancelled: int, left: list[str], reason: str = "interrupted"
+    ) -> None:
+        self.emit({"event": "interrupted", "reason": reason, "finished": finished,
+                   "cancelled": cancelled, "left": left})  # fmt: skip
 
     def summary(self, statuses: list[str], seconds: float, results: str) -> None:
         self.emit(
