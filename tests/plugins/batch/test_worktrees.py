@@ -151,3 +151,46 @@ def test_a_repository_url_is_cloned_at_any_branch_or_tag_it_has(batch):
     assert results["missing"]["status"] == "failed"
     assert f"ref 'no-such-ref' does not exist in {url}" in results["missing"]["error"]
     assert not any((batch.root / "out" / r / "worktree").exists() for r in results)
+
+
+def test_a_filter_driver_the_repository_itself_defines_never_runs(batch):
+    """A repository's own .git/config (or a file it includes) defines filter drivers
+    that its committed .gitattributes selects: checkout would run their smudge (or
+    process) command and the task's diff their clean one. The worktree holds the files
+    as committed, the task runs, and no command of the repository ran."""
+    repo = _repo(batch)
+    markers = batch.root / "markers"
+    markers.mkdir()
+    (repo / ".gitattributes").write_text("shared.txt filter=evil\n*.dat filter=longrun\n")
+    (repo / "data.dat").write_text("raw\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "attributes")
+
+    def marker(name):
+        return f"sh -c 'echo ran > {markers / name}; cat'"
+
+    _git(repo, "config", "filter.evil.smudge", marker("smudge"))
+    _git(repo, "config", "filter.evil.clean", marker("clean"))
+    _git(repo, "config", "filter.evil.required", "true")
+    included = batch.root / "included.gitconfig"
+    included.write_text(f'[filter "longrun"]\n\tprocess = "{marker("process")}"\n\trequired\n')
+    _git(repo, "config", "include.path", str(included))
+    tasks = batch.tasks(
+        [
+            {
+                "id": "a",
+                "prompt": "x",
+                "repo": "repo",
+                "settings": {"tools": {"approvalMode": "yolo"}},
+                "flags": {"script": _writer(batch, "a")},
+            }
+        ]
+    )
+    proc = batch.run(str(tasks), "--out", "out", "--keep-worktrees")
+    assert proc.returncode == 0, proc.stderr
+    (result,) = batch.results()
+    assert result["status"] == "done", result
+    assert "-v2\n+a\n" in result["diff"], result
+    assert sorted(p.name for p in markers.iterdir()) == []
+    worktree = batch.root / "out" / "a" / "attempt-1" / "worktree"
+    assert (worktree / "data.dat").read_text() == "raw\n"

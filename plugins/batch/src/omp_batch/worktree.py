@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,13 +13,24 @@ GIT_TIMEOUT_S = 300
 SAFE_GIT = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
 """omp's own git bookkeeping never runs a repository's hooks or fsmonitor: a task's repo
 may be one the user has not trusted."""
+REPO_SCOPES = ("local", "worktree")
+"""Config the repository itself carries (``.git/config``, ``config.worktree`` and the
+files they include), as against the user's own (system, global, command line)."""
 
 
 def _git(*args: str, cwd: Path | None = None) -> str:
+    """Run git on ``cwd`` with nothing of the repository's own running: no hooks, no
+    fsmonitor, and every filter driver its own config defines switched off."""
+    env = _without_repo_filters(cwd) if cwd is not None else None
+    return _run(args, cwd, env)
+
+
+def _run(args: tuple[str, ...], cwd: Path | None, env: dict[str, str] | None) -> str:
     try:
         proc = subprocess.run(
             ["git", *SAFE_GIT, *args],
             cwd=cwd,
+            env=env,
             capture_output=True,
             text=True,
             timeout=GIT_TIMEOUT_S,
@@ -32,6 +44,34 @@ def _git(*args: str, cwd: Path | None = None) -> str:
         reason = " ".join(proc.stderr.split()) or f"exit status {proc.returncode}"
         raise OmpError(f"git {args[0]}: {reason.removeprefix('fatal: ')}")
     return proc.stdout
+
+
+def _without_repo_filters(cwd: Path) -> dict[str, str]:
+    """The environment for a git call on ``cwd``: every ``filter.<driver>`` the
+    repository's own config defines gets an empty smudge, clean and process command and
+    ``required=false``, so checkout, add and diff take files as they are; filters of the
+    user's own config (git-lfs, say) still apply. The overrides go through
+    GIT_CONFIG_KEY_n (after any the user set), which takes a driver name holding "="
+    whole where ``-c`` would split it. Read anew for each call: a task may have edited
+    its repository's config. Reading config runs nothing."""
+    listed = _run(("config", "--list", "--show-scope", "--includes", "-z"), cwd, None)
+    drivers: set[str] = set()
+    fields = listed.split("\0")
+    for scope, entry in zip(fields[::2], fields[1::2], strict=False):
+        key = entry.partition("\n")[0]
+        section, _, rest = key.partition(".")
+        driver, dot, _ = rest.rpartition(".")
+        if scope in REPO_SCOPES and section.lower() == "filter" and dot:
+            drivers.add(driver)
+    env = dict(os.environ)
+    count = int(env.get("GIT_CONFIG_COUNT") or 0)
+    for driver in sorted(drivers):
+        for name, value in (("smudge", ""), ("clean", ""), ("process", ""), ("required", "false")):
+            env[f"GIT_CONFIG_KEY_{count}"] = f"filter.{driver}.{name}"
+            env[f"GIT_CONFIG_VALUE_{count}"] = value
+            count += 1
+    env["GIT_CONFIG_COUNT"] = str(count)
+    return env
 
 
 def create(repo: str, ref: str, target: Path) -> Path:
