@@ -324,7 +324,7 @@ def test_verbose_print_rendering_and_tree():
 
 
 def test_the_history_kept_per_prompt_is_capped_by_a_setting(notes):
-    from omp_sequential_thinking.plugin import STATES
+    from omp_sequential_thinking.plugin import state_of
 
     (notes.cwd / ".omp").mkdir()
     (notes.cwd / ".omp/settings.json").write_text(
@@ -338,7 +338,7 @@ def test_the_history_kept_per_prompt_is_capped_by_a_setting(notes):
     class Peek:
         @omp.hookimpl
         def omp_agent_end(self, ctx):
-            state = STATES[ctx.session.session_id]
+            state = state_of(ctx)
             seen.update(recorded=state.recorded, kept=[t.number for t in state.history])
 
     session.dispatcher.pm.register(Peek())
@@ -348,7 +348,7 @@ def test_the_history_kept_per_prompt_is_capped_by_a_setting(notes):
 
 def test_branching_back_rebuilds_the_progress_of_that_branch(notes):
     from omp.contrib import Command
-    from omp_sequential_thinking.plugin import STATES
+    from omp_sequential_thinking.plugin import state_of
 
     class Back:
         @omp.hookimpl
@@ -361,8 +361,7 @@ def test_branching_back_rebuilds_the_progress_of_that_branch(notes):
                     if e["type"] == "message" and e["message"]["role"] == "toolResult"
                 ][1]
                 await ctx.branch(second["id"])
-                state = STATES[ctx.session.session_id]
-                Back.after = state.recorded
+                Back.after = state_of(ctx).recorded
 
             return [Command("back", "branch back to the second thought", handler)]
 
@@ -370,3 +369,68 @@ def test_branching_back_rebuilds_the_progress_of_that_branch(notes):
     session = notes.session([Back()], script=script, flags={"seq-thoughts": 3})
     notes.run(session, "go", "/back")
     assert Back.after == 2
+
+
+def test_two_sessions_in_one_process_never_share_thinking_state(notes):
+    """ACP serves several sessions from one runtime: each keeps its own threshold,
+    thoughts and session entries (a /seqthink in one never lands in the other's file)."""
+    # One runtime (as ACP has) means one scripted provider and one script for both.
+    script = [
+        {"choose": [{"when": "think, then read", **think(1)}, call("read", path="notes.txt")]},
+        {"choose": [{"when": "Thought #1 recorded", **think(2)}, {"text": "b"}]},
+        call("read", path="notes.txt"),
+        {"text": "a"},
+    ]
+    runtime = notes.runtime()
+    first = notes.session(runtime=runtime, script=script, no_session=False)
+    second = notes.session(runtime=runtime, script=script, no_session=False)
+
+    async def scenario():
+        logs = {first: [], second: []}
+        for session in (first, second):
+            session.subscribe(logs[session].append)
+            await session.start()
+        await first.prompt("/seqthink 3")
+        await first.prompt("think, then read")
+        await second.prompt("/seqthink")
+        await second.prompt("read it")
+        await second.prompt("/seqthink 1")
+        await second.prompt("read it again")
+        await first.prompt("/seqthink")
+        for session in (first, second):
+            await session.shutdown()
+        return logs
+
+    logs = asyncio.run(scenario())
+
+    def reads(session):
+        return [
+            e for e in logs[session] if e.type == "tool_execution_end" and e.tool_name == "read"
+        ]
+
+    def notices(session):
+        return [
+            e.message
+            for e in logs[session]
+            if e.type == "notice" and e.message.startswith("sequential thinking")
+        ]
+
+    assert reads(first)[0].is_error
+    assert "You have recorded 2 thoughts" in reads(first)[0].result["content"][0].text
+    assert not reads(second)[0].is_error  # the other session's threshold does not apply
+    assert reads(second)[1].is_error  # and the other session's thoughts do not count
+    assert "You have recorded 0 thoughts" in reads(second)[1].result["content"][0].text
+    assert notices(second)[0] == "sequential thinking is off"
+    assert notices(first)[-1].endswith("2 recorded for the current prompt")
+
+    def thresholds(session):
+        lines = session.session_file.path.read_text().splitlines()
+        entries = [json.loads(line) for line in lines if line.strip()]
+        return [
+            e["data"]["value"]
+            for e in entries
+            if e.get("customType") == "sequential-thinking" and e["data"]["kind"] == "threshold"
+        ]
+
+    assert thresholds(first) == [3]
+    assert thresholds(second) == [1]

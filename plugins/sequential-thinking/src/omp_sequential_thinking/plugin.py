@@ -15,8 +15,10 @@ met for the prompt in flight:
 Progress resets when a new *user prompt* starts (before_agent_start), not on
 turn_start: omp fires turn_start for every model call inside one prompt, so resetting
 there would zero the count after every single thought and the threshold could never
-be met. State is per session and rebuilt from the session's entries on start and on
-branch (see state.py), so a resumed session keeps the progress of the prompt in flight.
+be met. State lives in ``ctx.state`` (one per session, never a module global: ACP and
+the SDK run several sessions in one process) and is rebuilt from the session's entries
+on start and on branch (see state.py), so a resumed session keeps the progress of the
+prompt in flight.
 """
 
 from __future__ import annotations
@@ -28,9 +30,7 @@ from omp.contrib import Command, Flag, Renderer
 
 from omp_sequential_thinking.state import ENTRY_TYPE, NUDGE_PREFIX, TOOL_NAME, ThinkingState
 
-STATES: dict[str, ThinkingState] = {}
-"""One state per live session id; dropped at session_shutdown."""
-
+STATE_KEY = "sequential-thinking"
 DEFAULT_MAX_NUDGES = 3
 DEFAULT_MAX_HISTORY = 64
 
@@ -40,7 +40,7 @@ def _config(ctx: Any) -> dict[str, Any]:
     return section if isinstance(section, dict) else {}
 
 
-def _rebuild(ctx: Any, api: Any) -> ThinkingState:
+def _rebuild(ctx: Any) -> ThinkingState:
     """The state of the session's current branch: the setting, then the branch's own
     entries, then this run's --seq-thoughts (which wins without resetting progress)."""
     from omp_sequential_thinking.state import rebuild
@@ -51,20 +51,19 @@ def _rebuild(ctx: Any, api: Any) -> ThinkingState:
         max_history=int(config.get("maxHistory", DEFAULT_MAX_HISTORY)),
     )
     state = rebuild(ctx.session.branch_entries(), base)
-    flag = api.get_flag("seq-thoughts")
+    flag = ctx.api.get_flag("seq-thoughts")
     if flag is not None:
         state.threshold = max(0, int(flag))
-    STATES[ctx.session.session_id] = state
+    ctx.state[STATE_KEY] = state
     return state
 
 
 def state_of(ctx: Any) -> ThinkingState:
+    """This session's state; built from the session if session_start has not run yet."""
     if ctx is None:
         return ThinkingState()
-    state = STATES.get(ctx.session.session_id)
-    if state is None:
-        state = STATES[ctx.session.session_id] = ThinkingState()
-    return state
+    state = ctx.state.get(STATE_KEY)
+    return state if state is not None else _rebuild(ctx)
 
 
 def instruction(threshold: int) -> str:
@@ -114,7 +113,7 @@ def omp_register_tools(api):
 @omp.hookimpl
 def omp_register_commands(api):
     def handler(args: str, ctx: Any) -> None:
-        _seqthink(args, ctx, api)
+        _seqthink(args, ctx)
 
     return [
         Command(
@@ -134,7 +133,7 @@ def omp_register_renderers(api):
     return [Renderer("tool", TOOL_NAME, render_thought)]
 
 
-def _seqthink(args: str, ctx: Any, api: Any) -> None:
+def _seqthink(args: str, ctx: Any) -> None:
     state = state_of(ctx)
     value = args.strip().lower()
     if not value:
@@ -154,7 +153,8 @@ def _seqthink(args: str, ctx: Any, api: Any) -> None:
         ctx.ui.notify(f"usage: /seqthink [N|off] (got {args.strip()!r})", "error")
         return
     state.set_threshold(threshold)
-    api.append_entry(ENTRY_TYPE, {"kind": "threshold", "value": threshold})
+    # ctx.api, not the registration api: that one follows the most recent session.
+    ctx.api.append_entry(ENTRY_TYPE, {"kind": "threshold", "value": threshold})
     message = "off" if threshold == 0 else f"at least {threshold} thoughts per prompt"
     ctx.ui.notify(f"sequential thinking: {message}")
 
@@ -163,18 +163,13 @@ def _seqthink(args: str, ctx: Any, api: Any) -> None:
 
 
 @omp.hookimpl
-def omp_session_start(ctx, api):
-    _rebuild(ctx, api)
+def omp_session_start(ctx):
+    _rebuild(ctx)
 
 
 @omp.hookimpl
-def omp_session_branch(ctx, api):
-    _rebuild(ctx, api)
-
-
-@omp.hookimpl
-def omp_session_shutdown(ctx):
-    STATES.pop(ctx.session.session_id, None)
+def omp_session_branch(ctx):
+    _rebuild(ctx)
 
 
 @omp.hookimpl
