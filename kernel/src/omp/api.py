@@ -15,9 +15,9 @@ from typing import Any, Literal
 
 from omp.errors import OmpError, RuntimeNotReadyError
 from omp.secrets import Secrets
+from omp.thinking import THINKING_LEVELS
 
 DeliverAs = Literal["steer", "followUp", "nextTurn"]
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 
 
 @dataclass

@@ -252,6 +252,11 @@ class ModelRegistry:
     def provider_of(self, model: Model) -> Provider:
         return self.providers[model.provider]
 
+    def usable(self, settings: dict[str, Any]) -> list[Model]:
+        """The models that can be used now (their provider has no ``unavailable_reason``
+        under ``settings``), in registry order: what every mode offers to pick or cycle."""
+        return [m for m in self.models if not self.provider_of(m).unavailable_reason(settings)]
+
     def find(self, key: str) -> Model | None:
         return next((m for m in self.models if m.key == key), None)
 

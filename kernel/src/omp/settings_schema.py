@@ -17,9 +17,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from omp.errors import OmpError
+from omp.thinking import THINKING_LEVELS
 from omp.trust import SAFE_PROJECT_KEYS, TRUSTED_DIRECTORIES
 
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
 QUEUE_MODES = ("all", "one-at-a-time")
 
 

@@ -99,7 +99,8 @@ def test_model_and_thinking_are_config_options_the_client_can_set(acp_rig):
             assert options["model"].current_value == "scripted/demo"
             assert {"scripted/demo", "peer/local"} <= {o.value for o in options["model"].options}
             assert options["thinking"].category == "thought_level"
-            assert {o.value for o in options["thinking"].options} >= {"off", "high"}
+            # the scripted model does not think: the one level it offers is off
+            assert [o.value for o in options["thinking"].options] == ["off"]
 
             changed = await conn.set_config_option(
                 session_id=sid, config_id="thinking", value="high"
@@ -109,6 +110,8 @@ def test_model_and_thinking_are_config_options_the_client_can_set(acp_rig):
                 session_id=sid, config_id="model", value="peer/local"
             )
             assert _current(changed)["model"] == "peer/local"
+            offered = {o.id: o for o in changed.config_options}["thinking"].options
+            assert [o.value for o in offered] == ["off", "minimal", "low", "medium", "high"]
             with pytest.raises(RequestError):
                 await conn.set_config_option(session_id=sid, config_id="model", value="nope/x")
             with pytest.raises(RequestError):

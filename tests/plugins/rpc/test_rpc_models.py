@@ -60,3 +60,29 @@ def test_change_frames_come_before_the_answer_as_omp_emits_them(fresh_rpc):
         assert kinds.index(event) < kinds.index("response"), (kind, kinds)
     changed = next(f for f in client.frames if f["type"] == "thinking_level_changed")
     assert changed == {"type": "thinking_level_changed", "thinkingLevel": "high"}
+
+
+def test_cycle_thinking_level_skips_what_the_model_maps_to_null_and_offers_mapped_xhigh(
+    fresh_rpc,
+):
+    mapped = {
+        **PEER,
+        "models": [
+            {
+                "id": "picky",
+                "reasoning": True,
+                "thinkingLevelMap": {"minimal": None, "low": None, "xhigh": "max"},
+            }
+        ],
+    }
+    client = fresh_rpc(models={"peer": mapped})
+    client.ok("set_model", provider="peer", modelId="picky")
+    client.ok("set_thinking_level", level="off")
+    levels = [client.ok("cycle_thinking_level")["level"] for _ in range(4)]
+    assert levels == ["medium", "high", "xhigh", "off"]
+
+
+def test_cycle_thinking_level_on_a_model_that_does_not_think_is_null(fresh_rpc):
+    client = fresh_rpc()
+    assert client.ok("get_state")["model"]["id"] == "demo"
+    assert client.ok("cycle_thinking_level") is None

@@ -17,7 +17,7 @@ from acp.helpers import (
     update_current_mode,
     update_tool_call,
 )
-from omp.api import THINKING_LEVELS
+from omp.thinking import THINKING_LEVELS, thinking_levels
 
 from omp_mode_acp import updates
 from omp_mode_acp.client import AcpUI, ApprovalGate, ClientFiles
@@ -92,10 +92,7 @@ class AcpSession:
 
     def config_options(self) -> list[Any]:
         session = self.session
-        registry, settings = session.models, session.settings.data
-        usable = [
-            m for m in registry.models if not registry.provider_of(m).unavailable_reason(settings)
-        ]
+        usable = session.models.usable(session.settings.data)
         current = session.agent.model
         if current is not None and current not in usable:
             usable.insert(0, current)
@@ -109,13 +106,16 @@ class AcpSession:
                 schema.SessionConfigSelectOption(value=m.key, name=m.name or m.key) for m in usable
             ],
         )
+        levels = list(thinking_levels(current))
+        if session.agent.thinking_level not in levels:
+            levels.insert(0, session.agent.thinking_level)
         thinking = schema.SessionConfigOptionSelect(
             id="thinking",
             name="Thinking",
             category="thought_level",
             type="select",
             current_value=session.agent.thinking_level,
-            options=[schema.SessionConfigSelectOption(value=v, name=v) for v in THINKING_LEVELS],
+            options=[schema.SessionConfigSelectOption(value=v, name=v) for v in levels],
         )
         return [models, thinking]
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from omp.errors import OmpError
 from omp.python_child import python_module_command
+from omp.thinking import next_thinking_level
 
 from omp_mode_interactive.attachments import attach, dropped_image
 from omp_mode_interactive.commands import RELOADED_ENV, ModeCommands
@@ -23,8 +24,6 @@ from omp_mode_interactive.editor import Editor, history_path
 from omp_mode_interactive.keys import REPORT_MODIFIED_KEYS, RESET_MODIFIED_KEYS
 from omp_mode_interactive.scrollback import Scrollback
 from omp_mode_interactive.status import StatusLine
-
-THINKING_CYCLE = ("off", "minimal", "low", "medium", "high", "xhigh")
 
 
 class InteractiveApp:
@@ -257,11 +256,7 @@ class InteractiveApp:
 
     def model_choices(self) -> list[tuple[str, str]]:
         """(key, description) of the models that can be used now, the current first."""
-        registry = self.session.models
-        settings = self.session.settings.data
-        usable = [
-            m for m in registry.models if not registry.provider_of(m).unavailable_reason(settings)
-        ]
+        usable = self.session.models.usable(self.session.settings.data)
         current = self.session.agent.model
         usable.sort(key=lambda m: (current is None or m.key != current.key, m.key))
         return [(m.key, m.name or "") for m in usable]
@@ -288,9 +283,10 @@ class InteractiveApp:
         if model is not None and not model.reasoning:
             self.flash(f"{model.key} does not think; thinking stays off", 3)
             return
-        current = self.session.agent.thinking_level
-        index = THINKING_CYCLE.index(current) if current in THINKING_CYCLE else -1
-        level = THINKING_CYCLE[(index + 1) % len(THINKING_CYCLE)]
+        level = next_thinking_level(model, self.session.agent.thinking_level)
+        if level is None:
+            self.flash("no other thinking level to cycle to", 3)
+            return
         self.session.set_thinking_level(level, source="cycle")
         self.flash(f"thinking: {level}", 3)
 

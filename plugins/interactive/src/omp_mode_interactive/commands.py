@@ -11,7 +11,7 @@ import subprocess
 import sys
 from typing import Any
 
-from omp.api import THINKING_LEVELS
+from omp.thinking import THINKING_LEVELS, thinking_levels
 
 from omp_mode_interactive.keys import HOTKEYS
 
@@ -100,7 +100,8 @@ class ModeCommands:
             return
         if not args:
             current = self.session.agent.thinking_level
-            ordered = [current, *(lvl for lvl in THINKING_LEVELS if lvl != current)]
+            offered = thinking_levels(model)
+            ordered = [current, *(lvl for lvl in offered if lvl != current)]
             args = await self.app.dialogs.select("Thinking level", ordered, guard=False) or ""
             if not args:
                 return

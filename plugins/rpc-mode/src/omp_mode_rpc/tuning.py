@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from omp.api import THINKING_LEVELS
 from omp.errors import OmpError
+from omp.thinking import THINKING_LEVELS, next_thinking_level
 
 from omp_mode_rpc import state
 from omp_mode_rpc.state import NO_DATA
@@ -45,12 +45,7 @@ async def _announced() -> None:
 
 
 def _usable(session: Any) -> list[Any]:
-    reasons = session.settings.data
-    return [
-        m
-        for m in session.models.models
-        if not session.models.provider_of(m).unavailable_reason(reasons)
-    ]
+    return session.models.usable(session.settings.data)
 
 
 async def set_model(server: Any, frame: dict[str, Any]) -> Any:
@@ -97,16 +92,12 @@ async def set_thinking_level(server: Any, frame: dict[str, Any]) -> Any:
 
 
 async def cycle_thinking_level(server: Any, frame: dict[str, Any]) -> Any:
+    """The model's next thinking level (``omp.thinking``); None when it does not think."""
     session = server.session
     model = session.agent.model
-    if model is None or not model.reasoning:
+    level = next_thinking_level(model, session.agent.thinking_level) if model else None
+    if level is None:
         return None
-    levels = [
-        lvl for lvl in THINKING_LEVELS if lvl != "xhigh" or model.thinking_level_map.get("xhigh")
-    ]
-    current = session.agent.thinking_level
-    index = levels.index(current) if current in levels else -1
-    level = levels[(index + 1) % len(levels)]
     session.set_thinking_level(level, source="cycle")
     await _announced()
     return {"level": level}
