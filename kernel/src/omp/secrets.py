@@ -30,7 +30,7 @@ MIN_LENGTH = 8
 
 ENV_SECRET_NAME = re.compile(r"(?:KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIALS?)$", re.I)
 """Environment variables whose values are treated as secrets, as omp does."""
-CREDENTIAL_NAME = re.compile(r"auth|key|token|secret|cookie|password|credential", re.I)
+CREDENTIAL_NAME = re.compile(r"auth|key|token|secret|cookie|passw(?:or)?d|credential", re.I)
 """Header names (and MCP env names) whose values are credentials."""
 _AUTH_FIELD = re.compile(r"key|token|secret|access|refresh|password", re.I)
 _SCHEME = re.compile(r"^(?:bearer|basic|token|bot)\s+(\S+)$", re.I)

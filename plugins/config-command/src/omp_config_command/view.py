@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from omp.secrets import CREDENTIAL_NAME
 from omp.settings import (
     agent_dir,
     environment_layers,
@@ -23,9 +24,6 @@ from omp.settings_schema import SCHEMA, find, group_members
 from omp.trust import SAFE_PROJECT_KEYS, TRUSTED_DIRECTORIES
 
 REDACTED = "[redacted]"
-_SECRET_NAME = re.compile(
-    r"api[-_]?key|token|secret|password|passwd|authori[sz]ation|cookie|credential", re.I
-)
 _SECRET_VALUE = re.compile(r"^(sk-|sk_|xai-|gsk_|AIza|ghp_|gho_|github_pat_|hf_|glpat-)")
 
 
@@ -138,11 +136,13 @@ def _leaves(data: Mapping[str, Any], prefix: str) -> Iterator[tuple[str, Any]]:
 
 
 def redact(key: str, value: Any) -> Any:
-    """``value`` with anything that looks like a credential hidden."""
-    if _SECRET_NAME.search(key.rsplit(".", 1)[-1]) and value not in (None, "", [], {}):
-        return REDACTED
+    """``value`` with anything that looks like a credential hidden: every string under a
+    dotted key with a part named like one (``acme.apiKey``, ``acme.auth.user``) and every
+    string shaped like a known key. Numbers and booleans are never credentials
+    (``compaction.reserveTokens``)."""
     if isinstance(value, str):
-        return REDACTED if _SECRET_VALUE.match(value) else value
+        hidden = (value != "" and CREDENTIAL_NAME.search(key)) or _SECRET_VALUE.match(value)
+        return REDACTED if hidden else value
     if isinstance(value, list):
         return [redact(key, v) for v in value]
     if isinstance(value, Mapping):
