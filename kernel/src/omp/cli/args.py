@@ -177,6 +177,34 @@ def _first_positional(
     return None, after_print
 
 
+def possible_first_words(argv: Sequence[str]) -> list[str]:
+    """Every token that may turn out to be the command's name once the plugins' flags
+    are known: a flag omp does not know yet may take the next token as its value, or
+    not (``omp --script F plugin list``). The first is :func:`first_word`'s word."""
+    takes_value = _spellings(lambda f: f.type != "boolean" and f.name not in OPTIONAL_VALUE)
+    optional = _spellings(lambda f: f.name in OPTIONAL_VALUE)
+    known = _spellings(lambda f: True)
+    prints = _spellings(lambda f: f.name == "print")
+    words: list[str] = []
+    index = 0
+    while index < len(argv):
+        token = argv[index]
+        if token == "--" or token in prints:
+            break
+        if not token.startswith("-") or token == "-":
+            words.append(token)
+            previous = argv[index - 1] if index else ""
+            if not previous.startswith("-") or previous in known or "=" in previous:
+                break  # no unknown flag before it: it is the word
+            index += 1
+        elif token in optional:
+            following = argv[index + 1] if index + 1 < len(argv) else "-"
+            index += 1 if following.startswith("-") else 2
+        else:
+            index += 2 if token in takes_value else 1
+    return words
+
+
 def _spellings(wanted: Any, flags: Sequence[Flag] = BUILTIN_FLAGS) -> set[str]:
     return {
         spelling for f in flags if wanted(f) for spelling in (f"--{f.name}", f.short) if spelling

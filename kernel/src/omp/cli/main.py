@@ -71,17 +71,14 @@ def _main(argv: list[str], own_process: bool) -> int:
 
 def _run(argv: list[str], own_process: bool = False) -> int:
     from omp.bootstrap import (
-        RUNTIME_KINDS,
         SessionOptions,
-        load_runtime,
         open_session,
         require_providers,
     )
     from omp.cli import args as cli_args
-    from omp.cli.args import FAMILIES, SUBCOMMANDS
-    from omp.cli.paths import check_extension_path, check_session_paths
+    from omp.cli.args import FAMILIES
+    from omp.cli.paths import check_session_paths
     from omp.cli.reserved import PROMPT_WORD, RESERVED, reserved_refusal
-    from omp.cli.trust_prompt import ask_to_trust, report_trust
     from omp.errors import UsageError
 
     cwd_values = cli_args.prescan(argv, "cwd")
@@ -95,37 +92,19 @@ def _run(argv: list[str], own_process: bool = False) -> int:
     word, rest = cli_args.first_word(argv)
     if (exported := cli_args.export_command(argv)) is not None:
         word, rest = "sessions", exported
-    if word == "recover":  # before any plugin loads: it must work with all of them broken
-        from omp.cli.recover_cmd import run as recover
-        from omp.settings import agent_dir
-
-        return recover(rest, agent_dir())
+    if (done := _before_plugins(word, rest, wants_help)) is not None:
+        return done
     # Listing commands and command families never run project code, trusted or not.
-    runs_project_code = not (
-        wants_help
-        or cli_args.prescan(argv, "version")
-        or word in SUBCOMMANDS
-        or word in FAMILIES
-        or word in RESERVED
-    )
-    extension_paths = [check_extension_path(p) for p in cli_args.prescan(argv, "extension")]  # type: ignore[union-attr]
-    discover = not cli_args.prescan(argv, "no-extensions")
-    trust = bool(cli_args.prescan(argv, "trust"))
-    if runs_project_code and not trust:
-        trust = ask_to_trust(cwd, discover)
-    runtime = load_runtime(
-        cwd=cwd,
-        extension_paths=extension_paths,
-        discover_extensions=discover,
-        entry_points=not cli_args.prescan(argv, "no-plugins"),
-        kinds=["modes"] if wants_help else RUNTIME_KINDS,
-        trust=trust,
-        run_project_code=runs_project_code,
-    )
-    if runs_project_code:
-        report_trust(runtime, remember_it=trust)
+    leaves_project_alone = bool(wants_help or cli_args.prescan(argv, "version"))
+    words = [word] if exported is not None else cli_args.possible_first_words(argv)
+    runs_project_code = not (leaves_project_alone or any(map(_is_command, words)))
+    runtime = _load(argv, cwd, runs_project_code, wants_help)
     if exported is None:  # a plugin's flag may take the value seen as the word so far
         word, rest = cli_args.first_word(argv, runtime.contributions.of("flags"))
+        if (done := _before_plugins(word, rest, wants_help)) is not None:
+            return done
+        if not (runs_project_code or leaves_project_alone or _is_command(word)):
+            runtime = _load(argv, cwd, True, wants_help)  # a run after all: with the project
     commands = {c.name: c for c in runtime.contributions.of("subcommands")}
     if word in commands and word != PROMPT_WORD:
         return _run_subcommand(commands[word], rest, runtime)
@@ -223,6 +202,66 @@ def _run(argv: list[str], own_process: bool = False) -> int:
     if own_process:
         _started()
     return run_mode(mode, session, request)
+
+
+def _is_command(word: str | None) -> bool:
+    """A word that names a command, not a prompt: such a run never runs project code."""
+    from omp.cli.args import FAMILIES, SUBCOMMANDS
+    from omp.cli.reserved import RESERVED
+
+    return word in SUBCOMMANDS or word in FAMILIES or word in RESERVED
+
+
+def _before_plugins(word: str | None, rest: list[str], wants_help: bool) -> int | None:
+    """The kernel's commands that need no plugin: ``omp models --help`` and ``omp
+    recover`` (which must work with every plugin broken). None: not one of them."""
+    from omp.cli.args import SUBCOMMANDS
+
+    if wants_help and word in SUBCOMMANDS:
+        print(_usage_of(word), end="")
+        return 0
+    if word == "recover":
+        from omp.cli.recover_cmd import run as recover
+        from omp.settings import agent_dir
+
+        return recover(rest, agent_dir())
+    return None
+
+
+def _load(argv: list[str], cwd: Path, runs_project_code: bool, wants_help: bool) -> Any:
+    """The runtime: plugins, and the project's code and settings when the command runs
+    them and the directory is trusted (asking on a terminal first)."""
+    from omp.bootstrap import RUNTIME_KINDS, load_runtime
+    from omp.cli import args as cli_args
+    from omp.cli.paths import check_extension_path
+    from omp.cli.trust_prompt import ask_to_trust, report_trust
+
+    extension_paths = [check_extension_path(p) for p in cli_args.prescan(argv, "extension")]  # type: ignore[union-attr]
+    discover = not cli_args.prescan(argv, "no-extensions")
+    trust = bool(cli_args.prescan(argv, "trust"))
+    if runs_project_code and not trust:
+        trust = ask_to_trust(cwd, discover)
+    runtime = load_runtime(
+        cwd=cwd,
+        extension_paths=extension_paths,
+        discover_extensions=discover,
+        entry_points=not cli_args.prescan(argv, "no-plugins"),
+        kinds=["modes"] if wants_help else RUNTIME_KINDS,
+        trust=trust,
+        run_project_code=runs_project_code,
+    )
+    if runs_project_code:
+        report_trust(runtime, remember_it=trust)
+    return runtime
+
+
+def _usage_of(word: str) -> str:
+    """The usage text of one of the kernel's own commands (``omp models --help``)."""
+    from importlib import import_module
+
+    module = {"models": "models_cmd", "plugins": "plugins_cmd", "recover": "recover_cmd"}[word]
+    usage: str = import_module(f"omp.cli.{module}").USAGE
+    return usage if usage.endswith("\n") else usage + "\n"
 
 
 def _run_subcommand(command: Any, args: list[str], runtime: Any) -> int:

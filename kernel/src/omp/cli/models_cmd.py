@@ -6,6 +6,20 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+USAGE = """usage: omp models [SEARCH]
+
+Every model the installed providers offer: its context window, longest answer, whether
+it thinks, its price per million tokens in and out, and whether its provider can be
+used now (a key was found, the local server answers) or why not.
+
+  SEARCH             keep the models whose provider/id or name contains it (any case);
+                     exits 1 when nothing matches
+  --list-models [SEARCH]  the same listing, as pi spells it
+
+Providers and models come from plugins and ~/.omp/agent/models.json; `omp plugins`
+lists the plugins loaded.
+"""
+
 
 def _price(model: Any) -> str:
     if not model.cost:

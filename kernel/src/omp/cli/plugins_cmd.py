@@ -7,6 +7,19 @@ from __future__ import annotations
 
 from typing import Any
 
+USAGE = """usage: omp plugins [--no-plugins] [-e FILE]
+
+The plugins this run loads, in load order: name, version, where each came from, its
+hooks, and why one FAILED (none of its hooks run) or is DEGRADED; then which search
+backend answers first.
+
+  --no-plugins       the kernel alone: no entry-point plugins
+  -e FILE            load a single-file extension too (repeatable)
+
+`omp plugin list` adds each plugin's contributions and whether it is enabled;
+`omp plugin --help` installs, removes, enables and disables them.
+"""
+
 
 def print_plugins(runtime: Any) -> int:
     records = runtime.host.records
