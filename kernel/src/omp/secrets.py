@@ -191,13 +191,12 @@ def _walk(value: Any, redact: Callable[[str], str]) -> Any:
 # -- what omp knows -----------------------------------------------------------------------
 
 
-def provider_key_names(agent_dir: Path, env: Mapping[str, str]) -> frozenset[str]:
-    """omp's provider key variables: every provider's usual ones (the catalogue's
-    ``keyEnv``) and those the user's models file names as an ``apiKey``."""
-    from omp.llm.config import load_providers
-
+def provider_key_names(configs: Iterable[Any], env: Mapping[str, str]) -> frozenset[str]:
+    """omp's provider key variables among ``configs`` (``omp.llm.config.load_providers``):
+    every provider's usual ones (the catalogue's ``keyEnv``) and those the user's models
+    file names as an ``apiKey``."""
     names: set[str] = set()
-    for config in load_providers(agent_dir):
+    for config in configs:
         names.update(config.key_env)
         if config.api_key and not config.api_key.startswith("!") and config.api_key in env:
             names.add(config.api_key)
@@ -221,13 +220,16 @@ def collect_secrets(
         secrets.enabled = bool(settings.get("secrets.enabled", True))
     if cli_key:
         secrets.add(cli_key, "--api-key")
-    key_names = _safely(lambda: provider_key_names(agent_dir, env), frozenset())
+    from omp.llm.config import load_providers
+
+    configs = _safely(lambda: load_providers(agent_dir), [])
+    key_names = provider_key_names(configs, env)
     pass_keys = settings is not None and bool(settings.get("bash.passProviderKeys", False))
     secrets.withheld = frozenset() if pass_keys else key_names
     for name in sorted(env):
         if name in key_names or ENV_SECRET_NAME.search(name):
             secrets.add(env[name], name)
-    secrets.add_all(_safely(lambda: list(_models_file_values(agent_dir, env)), []))
+    secrets.add_all(_models_file_values(configs, env))
     secrets.add_all(_safely(lambda: list(_auth_file_values(agent_dir)), []))
     return secrets
 
@@ -240,10 +242,10 @@ def _safely(work: Callable[[], Any], fallback: Any) -> Any:
         return fallback
 
 
-def _models_file_values(agent_dir: Path, env: Mapping[str, str]) -> Iterable[tuple[str, str]]:
-    from omp.llm.config import load_providers
-
-    for config in load_providers(agent_dir):
+def _models_file_values(
+    configs: Iterable[Any], env: Mapping[str, str]
+) -> Iterable[tuple[str, str]]:
+    for config in configs:
         if config.source == "catalogue":
             continue
         if config.api_key and not config.api_key.startswith("!"):

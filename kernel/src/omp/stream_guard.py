@@ -160,14 +160,10 @@ class StreamGuard:
             fields[field] = text
         return {**event, "delta": shown, "partial": self._view}
 
-    def _copy(self, raw: Any) -> Any:
+    def _copy(self, raw: TextContent | ThinkingContent) -> TextContent | ThinkingContent:
         if isinstance(raw, TextContent):
             return raw.model_copy(update={"text": self._secrets.redact(raw.text)})
-        if isinstance(raw, ThinkingContent):
-            return raw.model_copy(update={"thinking": self._secrets.redact(raw.thinking)})
-        if isinstance(raw, ToolCall):
-            return self._redacted_call(raw)
-        return raw
+        return raw.model_copy(update={"thinking": self._secrets.redact(raw.thinking)})
 
     def _redacted_call(self, raw: ToolCall) -> ToolCall:
         redact = self._secrets.redact
