@@ -7,6 +7,7 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -74,15 +75,28 @@ class Layers:
     def origin(self, key: str) -> str:
         """The layer the effective value of ``key`` comes from (a value the schema
         rejects is left out when settings load, so it is nobody's)."""
+        user, project, env = self._valid_layers
         origin = "default"
-        if key in _valid(self.user):
+        if key in user:
             origin = "user"
-        if key in _valid(self.project) and self.project_applies(key):
+        if key in project and self.project_applies(key):
             origin = "project"
-        for name, layer in self.env:
-            if key in _valid(layer):
+        for name, layer in env:
+            if key in layer:
                 origin = f"env {name}"
         return origin
+
+    @cached_property
+    def _valid_layers(
+        self,
+    ) -> tuple[dict[str, Any], dict[str, Any], list[tuple[str, dict[str, Any]]]]:
+        """Each layer's valid settings, checked once: ``rows`` asks ``origin`` of every
+        key."""
+        return (
+            _valid(self.user),
+            _valid(self.project),
+            [(name, _valid(data)) for name, data in self.env],
+        )
 
     def value(self, key: str) -> Any:
         """The value in effect: the merged settings, else the schema's default (a group
@@ -105,10 +119,10 @@ class Layers:
         for layer in (self.user, self.project, *(data for _, data in self.env)):
             keys.update(flatten(layer))
         rows: list[Row] = []
+        in_project = flatten(self.project)
         for key in sorted(keys):
             known = find(key) is not None
             rows.append(Row(key, self.value(key), self.origin(key), known))
-            in_project = flatten(self.project)
             if key in in_project and not self.project_applies(key):
                 why = "user settings only" if key == TRUSTED_DIRECTORIES else "not trusted"
                 rows.append(Row(key, in_project[key], f"project, not applied: {why}", known, False))
