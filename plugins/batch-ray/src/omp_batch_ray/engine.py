@@ -17,8 +17,10 @@ from __future__ import annotations
 import signal
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from omp.errors import OmpError, UsageError
@@ -140,9 +142,6 @@ class RayEngine:
         return ray.remote(_run_task).options(**options).remote(task.to_dict(), job)
 
     def run(self, tasks: list[Any], job: Job, report: Report) -> None:
-        import time
-        from pathlib import Path
-
         ray = self._ray()
         try:
             ids: dict[Any, str] = {}
@@ -172,8 +171,6 @@ class RayEngine:
     def _lost(self, job: Job, task_id: str, status: str, error: str) -> dict[str, Any]:
         """A task Ray lost or killed: the time since it was submitted and what its
         session file holds (where this machine sees the out folder)."""
-        import time
-
         since, submitted = self._since.get(task_id, (0, time.monotonic()))
         elapsed = time.monotonic() - submitted
         return lost_result(job.out, task_id, status, error, since=since, elapsed=elapsed)
