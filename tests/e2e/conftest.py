@@ -242,6 +242,19 @@ class OmpCli:
         path.parent.mkdir(exist_ok=True)
         return write_script(path, steps)
 
+    def use_provider(
+        self, name: str, base_url: str, *, api_key: str = "none", model: dict | None = None
+    ) -> None:
+        """A models.json with one openai-completions provider ``name`` at ``base_url``
+        serving ``model`` (default ``{"id": "coder"}``)."""
+        entry = {
+            "baseUrl": base_url,
+            "api": "openai-completions",
+            "apiKey": api_key,
+            "models": [model or {"id": "coder"}],
+        }
+        (self.agent_dir / "models.json").write_text(json.dumps({"providers": {name: entry}}))
+
     def extension(self, source: str, name: str, folder: Path | None = None) -> Path:
         """A single-file extension; by default outside every discovered folder."""
         folder = folder or self.root / "ext"

@@ -102,13 +102,7 @@ def test_rpc_abort_then_end_of_input_leaves_one_aborted_result(omp_cli):
 
 
 def _use_replay_provider(omp_cli, replay_server) -> None:
-    provider = {
-        "baseUrl": f"{replay_server.url}/v1",
-        "api": "openai-completions",
-        "apiKey": "REPLAY_KEY",
-        "models": [{"id": "coder"}],
-    }
-    (omp_cli.agent_dir / "models.json").write_text(json.dumps({"providers": {"proxy": provider}}))
+    omp_cli.use_provider("proxy", f"{replay_server.url}/v1", api_key="REPLAY_KEY")
     omp_cli.env["REPLAY_KEY"] = "sk-replay-0123456789abcdef"
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import subprocess
 import threading
-import time
 
 import pytest
 
@@ -35,11 +34,7 @@ def busy(omp_cli):
     proc = omp_cli.popen(
         "-e", ext, "--script", script, "-p", "first", env={"OMP_TEST_MARK": str(mark)}
     )
-    deadline = time.monotonic() + 30
-    while not mark.exists():
-        assert proc.poll() is None, proc.communicate()
-        assert time.monotonic() < deadline, "the first request was never sent"
-        time.sleep(0.05)
+    omp_cli.wait_for(mark, proc, "the first request was sent")
     (path,) = omp_cli.session_files()
     yield proc, path
     proc.kill()

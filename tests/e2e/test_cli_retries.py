@@ -12,13 +12,7 @@ SECRET = "sk-test-0123456789abcdefghijklmnop"
 
 
 def use_provider(omp_cli, base_url: str, settings: dict) -> None:
-    provider = {
-        "baseUrl": base_url,
-        "api": "openai-completions",
-        "apiKey": "FAULT_KEY",
-        "models": [{"id": "coder"}],
-    }
-    (omp_cli.agent_dir / "models.json").write_text(json.dumps({"providers": {"fault": provider}}))
+    omp_cli.use_provider("fault", base_url, api_key="FAULT_KEY")
     omp_cli.env["FAULT_KEY"] = SECRET
     omp_cli.env["OMP_SETTINGS"] = json.dumps(settings)
 

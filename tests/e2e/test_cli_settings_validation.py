@@ -63,13 +63,7 @@ BAD_VALUES = [
 
 def _provider(omp_cli, url: str, model: dict | None = None) -> None:
     """A models.json provider ``local/coder`` served by the loopback replay server."""
-    entry = {
-        "baseUrl": f"{url}/v1",
-        "api": "openai-completions",
-        "apiKey": "none",
-        "models": [model or {"id": "coder"}],
-    }
-    (omp_cli.agent_dir / "models.json").write_text(json.dumps({"providers": {"local": entry}}))
+    omp_cli.use_provider("local", f"{url}/v1", model=model)
 
 
 def _user_settings(omp_cli, data: dict) -> str:

@@ -14,13 +14,7 @@ ROLE_ONLY = b'data: {"choices":[{"index":0,"delta":{"role":"assistant","content"
 
 
 def use_provider(omp_cli, base_url: str, settings: dict) -> None:
-    provider = {
-        "baseUrl": base_url,
-        "api": "openai-completions",
-        "apiKey": "STALL_KEY",
-        "models": [{"id": "coder"}],
-    }
-    (omp_cli.agent_dir / "models.json").write_text(json.dumps({"providers": {"stall": provider}}))
+    omp_cli.use_provider("stall", base_url, api_key="STALL_KEY")
     omp_cli.env["STALL_KEY"] = SECRET
     omp_cli.env["OMP_SETTINGS"] = json.dumps(settings)
 

@@ -47,13 +47,7 @@ def _answer(text: str) -> list[bytes]:
 
 
 def _provider(omp_cli, url: str) -> None:
-    entry = {
-        "baseUrl": f"{url}/v1",
-        "api": "openai-completions",
-        "apiKey": "none",
-        "models": [{"id": "coder"}],
-    }
-    (omp_cli.agent_dir / "models.json").write_text(json.dumps({"providers": {"local": entry}}))
+    omp_cli.use_provider("local", f"{url}/v1")
 
 
 @pytest.mark.parametrize("how", ["output limit", "connection closed"])
