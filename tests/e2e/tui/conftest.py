@@ -101,6 +101,12 @@ class Terminal:
         self.type(text)
         self.send("Enter")
 
+    def run_command(self, command: str) -> None:
+        """Type ``command``, wait until the editor shows it, then press Enter."""
+        self.type(command)
+        self.wait_for(f"> {command}", whole=False)
+        self.send("Enter")
+
     def resize(self, width: int, height: int) -> None:
         self.tmux("resize-window", "-t", "omp", "-x", str(width), "-y", str(height))
 

@@ -27,12 +27,6 @@ DESCRIBED_PLUGIN = textwrap.dedent(
 )
 
 
-def run_command(terminal, command: str) -> None:
-    terminal.type(command)
-    terminal.wait_for(f"> {command}", whole=False)
-    terminal.send("Enter")
-
-
 def pane_title(terminal) -> str:
     return terminal.tmux("display-message", "-p", "-t", "omp", "#{pane_title}").strip()
 
@@ -40,7 +34,7 @@ def pane_title(terminal) -> str:
 def test_model_without_a_name_opens_a_picker_and_sets_the_footer(terminal, omp_cli):
     write_two_thinking_models(omp_cli.agent_dir)
     terminal.start("--model", "mine/alpha").ready("mine/alpha")
-    run_command(terminal, "/model")
+    terminal.run_command("/model")
     terminal.wait_for("Model")
     terminal.wait_for("Beta model")
     terminal.submit("beta")
@@ -51,12 +45,12 @@ def test_model_without_a_name_opens_a_picker_and_sets_the_footer(terminal, omp_c
 def test_thinking_without_a_level_opens_a_picker(terminal, omp_cli):
     write_two_thinking_models(omp_cli.agent_dir)
     terminal.start("--model", "mine/alpha").ready("mine/alpha")
-    run_command(terminal, "/thinking")
+    terminal.run_command("/thinking")
     terminal.wait_for("Thinking level")
     terminal.submit("high")
     terminal.wait_for("thinking: high")
     terminal.wait_for(lambda s: s.rstrip().endswith("high"), whole=False)
-    run_command(terminal, "/thinking sideways")
+    terminal.run_command("/thinking sideways")
     terminal.wait_for("unknown thinking level 'sideways'")
 
 
@@ -65,7 +59,7 @@ def test_session_shows_file_id_counts_and_cost(terminal, omp_cli):
     terminal.start("--script", omp_cli.script([answer("counted", usage=usage)])).ready()
     terminal.submit("count this")
     terminal.wait_for("counted")
-    run_command(terminal, "/session")
+    terminal.run_command("/session")
     screen = terminal.wait_for("cost:")
     [session_file] = omp_cli.session_files()
     assert f"file:{session_file}" in "".join(screen.split())
@@ -77,7 +71,7 @@ def test_session_shows_file_id_counts_and_cost(terminal, omp_cli):
 def test_name_sets_the_session_name_and_the_terminal_title(terminal, omp_cli):
     terminal.start("--script", omp_cli.script([answer("unused")])).ready()
     terminal.wait_for(lambda s: pane_title(terminal).startswith("omp: "), 5)
-    run_command(terminal, "/name Pelican survey")
+    terminal.run_command("/name Pelican survey")
     terminal.wait_for(lambda s: pane_title(terminal) == "omp: Pelican survey", 5)
 
 
@@ -95,11 +89,11 @@ def test_new_starts_an_empty_session(terminal, omp_cli):
     terminal.start("--script", script).ready()
     terminal.submit("in the first")
     terminal.wait_for("first session answer")
-    run_command(terminal, "/new")
+    terminal.run_command("/new")
     terminal.wait_for("new session")
     terminal.submit("in the second")
     terminal.wait_for("second session answer")
-    run_command(terminal, "/session")
+    terminal.run_command("/session")
     screen = terminal.wait_for("cost:")
     assert "messages: 1 assistant, 1 user" in screen.split("second session answer")[-1]
     assert len(omp_cli.session_files()) == 2
@@ -110,7 +104,7 @@ def test_fork_here_continues_in_a_new_session_file(terminal, omp_cli):
     terminal.start("--script", script).ready()
     terminal.submit("one")
     terminal.wait_for("before the fork")
-    run_command(terminal, "/fork")
+    terminal.run_command("/fork")
     terminal.wait_for("Fork from before a prompt")
     terminal.send("Enter")  # the first choice: here, the whole conversation
     terminal.wait_for(lambda s: len(omp_cli.session_files()) == 2)
@@ -132,7 +126,7 @@ def test_fork_picks_an_earlier_prompt_and_puts_it_in_the_editor(terminal, omp_cl
     for prompt in ("the walrus question", "the heron question"):
         terminal.submit(prompt)
         terminal.wait_for(lambda s, p=prompt: p in s and "esc to interrupt" not in s)
-    run_command(terminal, "/fork")
+    terminal.run_command("/fork")
     screen = terminal.wait_for("Fork from before a prompt")
     picker = screen.split("Fork from before a prompt")[-1]
     assert picker.index("the heron question") < picker.index("the walrus question")
@@ -159,13 +153,13 @@ def test_compact_summarises_and_says_so(terminal, omp_cli):
         terminal.submit(prompt)
         terminal.wait_for(reply)
         terminal.wait_for(lambda s: "esc to interrupt" not in s, whole=False)
-    run_command(terminal, "/compact")
+    terminal.run_command("/compact")
     terminal.wait_for("compacted the context:", 15)
 
 
 def test_hotkeys_lists_the_keys(terminal, omp_cli):
     terminal.start("--script", omp_cli.script([answer("unused")])).ready()
-    run_command(terminal, "/hotkeys")
+    terminal.run_command("/hotkeys")
     screen = terminal.wait_for("ctrl+o")
     for key in ("esc", "ctrl+c", "ctrl+d", "ctrl+p", "shift+tab", "alt+enter"):
         assert key in screen
@@ -173,7 +167,7 @@ def test_hotkeys_lists_the_keys(terminal, omp_cli):
 
 def test_quit_exits(terminal, omp_cli):
     terminal.start("--script", omp_cli.script([answer("unused")])).ready()
-    run_command(terminal, "/quit")
+    terminal.run_command("/quit")
     terminal.wait_for("[exit 0]")
 
 
@@ -184,10 +178,10 @@ def test_reload_reads_plugins_again_and_stays_in_the_session(terminal, omp_cli):
     terminal.submit("remember")
     terminal.wait_for("kept across the reload")
     extension.write_text(DESCRIBED_PLUGIN.replace("DESCRIPTION", "new words"))
-    run_command(terminal, "/reload")
+    terminal.run_command("/reload")
     terminal.wait_for(lambda s: s.count("kept across the reload") >= 2, 15)
     terminal.ready()
-    run_command(terminal, "/help")
+    terminal.run_command("/help")
     screen = terminal.wait_for("new words")
     assert len(omp_cli.session_files()) == 1
     assert "[exit" not in screen
@@ -195,9 +189,9 @@ def test_reload_reads_plugins_again_and_stays_in_the_session(terminal, omp_cli):
 
 def test_thinking_on_a_model_that_does_not_think_says_so(terminal, omp_cli):
     terminal.start("--script", omp_cli.script([answer("unused")])).ready()
-    run_command(terminal, "/thinking high")
+    terminal.run_command("/thinking high")
     terminal.wait_for("scripted/demo does not think; thinking stays off")
-    run_command(terminal, "/thinking")
+    terminal.run_command("/thinking")
     screen = terminal.wait_for(
         lambda s: s.count("does not think") == 2 and s.rstrip().endswith("scripted/demo • off")
     )

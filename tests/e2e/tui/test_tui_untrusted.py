@@ -19,18 +19,14 @@ def test_interactive_mode_and_reload_run_nothing_from_an_untrusted_directory(ter
     terminal.ready()
     terminal.submit("hello")
     terminal.wait_for("first answer", 15)
-    terminal.type("/reload")
-    terminal.wait_for("> /reload", whole=False)
-    terminal.send("Enter")
+    terminal.run_command("/reload")
     terminal.wait_for(lambda s: s.count("[y/N]") == 2, 20)  # omp starts again and asks
     terminal.submit("n")
     terminal.wait_for(lambda s: s.count("first answer") >= 2, 20)
     terminal.ready()
     terminal.submit("again")
     terminal.wait_for("second answer", 15)
-    terminal.type("/quit")
-    terminal.wait_for("> /quit", whole=False)
-    terminal.send("Enter")
+    terminal.run_command("/quit")
     terminal.wait_for("[exit 0]", 15)
 
     assert ran(markers) == []
