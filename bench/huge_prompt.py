@@ -14,39 +14,23 @@ exits 0 whatever it measured, unless ``--check`` is given, then 1 when a target 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from startup_and_turns import find_omp, user_env
+from startup_and_turns import find_omp, run_once, user_env
 
 TARGET_S = 0.5
 TARGET_MIB = 100
 LINES = "def frobnicate(value):\n    return value * 42  # the answer\n"
 
 
-def run(cmd: list[str], env: dict[str, str], cwd: Path, stdin: Path) -> tuple[float, int, str]:
-    """(wall seconds, peak RSS in KiB, stderr) of one run fed ``stdin``."""
-    with stdin.open("rb") as feed, tempfile.TemporaryFile() as err:
-        start = time.perf_counter()
-        proc = subprocess.Popen(
-            cmd, env=env, cwd=cwd, stdin=feed, stdout=subprocess.DEVNULL, stderr=err
-        )
-        _, _, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        err.seek(0)
-        return wall, usage.ru_maxrss, err.read().decode("utf-8", "replace")
-
-
 def measure(cmd, env, cwd, stdin: Path, runs: int) -> tuple[float, float, str]:
-    samples = [run(cmd, env, cwd, stdin) for _ in range(runs)]
-    wall = statistics.median(s[0] for s in samples)
-    rss_mib = statistics.median(s[1] for s in samples) / 1024
-    return wall, rss_mib, samples[-1][2]
+    samples = [run_once(cmd, env, cwd, stdin) for _ in range(runs)]
+    wall = statistics.median(s.wall for s in samples)
+    rss_mib = statistics.median(s.maxrss for s in samples) / 1024
+    return wall, rss_mib, samples[-1].stderr
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -70,14 +70,16 @@ class Sample:
     """seconds of CPU (user + system) the child used: steadier than wall on a busy machine"""
 
 
-def run_once(cmd: list[str], env: dict[str, str], cwd: Path) -> Sample:
-    """Run ``cmd`` once; wall time from just before spawning to reaping, peak RSS of
-    this one child from ``os.wait4``."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+def run_once(cmd: list[str], env: dict[str, str], cwd: Path, stdin: Path | None = None) -> Sample:
+    """Run ``cmd`` once (fed ``stdin``, else /dev/null); wall time from just before
+    spawning to reaping, peak RSS of this one child from ``os.wait4``."""
+    with (
+        stdin.open("rb") if stdin else open(os.devnull, "rb") as feed,
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+    ):
         start = time.perf_counter()
-        proc = subprocess.Popen(
-            cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=out, stderr=err
-        )
+        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=feed, stdout=out, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
