@@ -4,7 +4,7 @@ For each provider API, a synthetic conversation grows turn by turn (each turn: a
 assistant message with text and a ``read`` tool call, and the call's result: a small
 file of about 1 KB), with an 8 KB system prompt and 10 tools. At each size the next
 few requests are built the way the live provider builds them - the plugin's
-``prepare_request`` (conversion) and ``omp.llm.body.request_pieces`` (what httpx gets:
+``prepare_request`` (conversion) and ``omp_llm.body.request_pieces`` (what httpx gets:
 the bytes in a few pieces, the conversation's cached blocks as they are, through a
 before_provider_request callback that changes nothing, as a session always installs
 one) - and timed:
@@ -32,11 +32,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from omp.llm.body import request_pieces
-from omp.llm.config import ProviderConfig
-from omp.llm.provider import HttpProvider, Request
 from omp.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
 from omp.providers import LlmContext, Model, StreamOptions
+from omp_llm.body import request_pieces
+from omp_llm.config import ProviderConfig
+from omp_llm.provider import HttpProvider, Request
 
 # (api, provider, model id, the plugin's convert module)
 APIS = [

@@ -62,7 +62,7 @@ def verifying_contexts(monkeypatch):
         return made[-1]
 
     monkeypatch.setattr(ssl, "create_default_context", counting)
-    monkeypatch.setattr("omp.llm.http._TLS", None)
+    monkeypatch.setattr("omp_llm.http._TLS", None)
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
         monkeypatch.delenv(name, raising=False)
     return made

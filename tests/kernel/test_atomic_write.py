@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from omp import atomic_write, recovery
 from omp.errors import OmpError
-from omp.llm import config as llm_config
 from omp.session import SessionFile
 from omp.settings import save_user_setting
 from omp.trust import remember
+from omp_llm import config as llm_config
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX renames and links")
 

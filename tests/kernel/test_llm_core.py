@@ -1,4 +1,5 @@
-"""The kernel's shared provider machinery (omp.llm), without any HTTP library."""
+"""The shared provider machinery (omp_llm) that needs no HTTP library: retries, errors,
+SSE, cost and models.json."""
 
 from __future__ import annotations
 
@@ -9,13 +10,14 @@ import re
 import stat
 
 import pytest
-from omp.llm import config as llm_config
-from omp.llm.driver import RetryPolicy, run_stream
-from omp.llm.errors import ProviderError, http_error, parse_retry_after, redact
-from omp.llm.sse import iter_sse_sync, split_lines
-from omp.llm.usage import apply_cost
+from omp import redact_keys
+from omp.cost import apply_cost
 from omp.messages import Usage
 from omp.providers import Model, StreamOptions
+from omp_llm import config as llm_config
+from omp_llm.driver import RetryPolicy, run_stream
+from omp_llm.errors import ProviderError, http_error, parse_retry_after
+from omp_llm.sse import iter_sse_sync, split_lines
 
 
 def test_sse_decoder_handles_crlf_comments_multiline_and_a_missing_final_blank_line():
@@ -38,7 +40,9 @@ def test_errors_explain_the_body_and_never_show_the_key():
     assert error.message.startswith("HTTP 401 invalid_request_error: Incorrect API key")
     assert key not in error.message and "[redacted]" in error.message
     assert not error.retryable
-    assert redact("token sk-proj-1234567890abcdefghij here", []) == "token sk-pro…[redacted] here"
+    assert (
+        redact_keys("token sk-proj-1234567890abcdefghij here", []) == "token sk-pro…[redacted] here"
+    )
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from omp.llm.config import load_providers, models_file_problems
+from omp_llm.config import load_providers, models_file_problems
 
 
 def _write(agent_dir, providers) -> None:

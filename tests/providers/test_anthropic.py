@@ -11,9 +11,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from omp.llm.config import ProviderConfig
-from omp.llm.provider import HttpProvider
-from omp.llm.sse import split_lines
 from omp.messages import (
     AssistantMessage,
     DeveloperMessage,
@@ -27,6 +24,9 @@ from omp.messages import (
 )
 from omp.partial_json import CUT_OFF_TEXT
 from omp.providers import LlmContext, Model, StreamOptions
+from omp_llm.config import ProviderConfig
+from omp_llm.provider import HttpProvider
+from omp_llm.sse import split_lines
 from omp_provider_anthropic.convert import build_request
 from omp_provider_anthropic.wire import WIRE, messages_url, parse_recorded
 from replay import FIXTURES, fixture_bytes, split_events
@@ -774,7 +774,7 @@ def test_abort_cancels_the_stream(replay_server, tmp_path):
 
 
 def test_plugin_registers_anthropic_messages_providers(tmp_path, monkeypatch):
-    import omp.llm.config as config
+    import omp_llm.config as config
     from omp_provider_anthropic import plugin
 
     entry = [e for e in metadata.entry_points(group="omp.plugins") if e.name == "anthropic"]

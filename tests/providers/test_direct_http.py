@@ -1,6 +1,6 @@
 """Provider requests of omp's own client skip httpx's request machinery (issue 10).
 
-``stream_lines`` sends them through the client's httpcore pools (omp.llm.direct): the
+``stream_lines`` sends them through the client's httpcore pools (omp_llm.direct): the
 server gets the very request httpx would send, the caller the same status, headers,
 lines and errors - except that lines are split as server-sent events are, so a raw
 U+2028 inside a JSON payload no longer cuts its line in two. Clients omp did not make,
@@ -19,12 +19,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from omp.llm.body import BodyPieces, PreparedBody, dumps, request_pieces
-from omp.llm.direct import DirectStream, open_stream
-from omp.llm.errors import ProviderError
-from omp.llm.http import new_client
-from omp.llm.sse import SseLines
-from omp.llm.transport import stream_lines
+from omp_llm.body import BodyPieces, PreparedBody, dumps, request_pieces
+from omp_llm.direct import DirectStream, open_stream
+from omp_llm.errors import ProviderError
+from omp_llm.http import new_client
+from omp_llm.sse import SseLines
+from omp_llm.transport import stream_lines
 
 SSE = {"content-type": "text/event-stream"}
 ANSWER = b'data: {"a":1}\n\ndata: [DONE]\n\n'
@@ -119,9 +119,9 @@ def raw_server():
 
 def long_body(monkeypatch) -> PreparedBody:
     """A body ``request_pieces`` sends as BodyPieces (its cached run is one piece)."""
-    import omp.llm.body
+    import omp_llm.body
 
-    monkeypatch.setattr(omp.llm.body, "PIECE_BYTES", 10)
+    monkeypatch.setattr(omp_llm.body, "PIECE_BYTES", 10)
     items = [{"role": "user", "content": f"message {i} ✓"} for i in range(6)]
     encoded = [dumps(item) + b"," for item in items]
     return PreparedBody(

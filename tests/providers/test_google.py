@@ -12,8 +12,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from omp.llm.config import ProviderConfig
-from omp.llm.provider import HttpProvider
 from omp.messages import (
     AssistantMessage,
     DeveloperMessage,
@@ -25,6 +23,8 @@ from omp.messages import (
     UserMessage,
 )
 from omp.providers import LlmContext, Model, StreamOptions
+from omp_llm.config import ProviderConfig
+from omp_llm.provider import HttpProvider
 from omp_provider_google.convert import build_request, convert_messages, thinking_config
 from omp_provider_google.schema import sanitize_schema
 from omp_provider_google.wire import WIRE, parse_recorded
@@ -601,7 +601,7 @@ def test_context_overflow(replay_server, tmp_path):
 
 
 def test_plugin_registers_google_providers(tmp_path, monkeypatch):
-    import omp.llm.config as config
+    import omp_llm.config as config
     from omp_provider_google import plugin
 
     catalogue = {

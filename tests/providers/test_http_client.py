@@ -1,4 +1,4 @@
-"""The HTTP client every provider plugin shares (omp.llm.http): no TLS work for a plain
+"""The HTTP client every provider plugin shares (omp_llm.http): no TLS work for a plain
 http:// server, one verifying TLS context per process, one client per event loop, and
 no import attempted per request once the first one is done (issue 10)."""
 
@@ -10,10 +10,10 @@ import sys
 
 import httpx
 import pytest
-from omp.llm.config import ProviderConfig
-from omp.llm.provider import HttpProvider
 from omp.messages import UserMessage
 from omp.providers import LlmContext, Model, StreamOptions
+from omp_llm.config import ProviderConfig
+from omp_llm.provider import HttpProvider
 from omp_provider_openai_completions.wire import WIRE
 
 SSE = {"content-type": "text/event-stream"}
@@ -172,8 +172,8 @@ def test_proxies_from_the_environment_are_honoured(replay_server, monkeypatch):
 
 HTTPX_CLI_PROBE = """
 import sys
-import omp.llm.http
-omp.llm.http.new_client()
+import omp_llm.http
+omp_llm.http.new_client()
 cli = ("click", "rich", "pygments", "httpx._main")
 loaded = [m for m, module in sys.modules.items() if module is not None]
 print(sorted(m for m in loaded if m in cli or m.split(".")[0] in cli[:3]))

@@ -1,4 +1,4 @@
-"""omp.llm.incremental.WireCache with a toy fold: resuming from the longest unchanged
+"""omp_llm.incremental.WireCache with a toy fold: resuming from the longest unchanged
 prefix, separate conversations side by side, and a failed conversion never resumed."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from omp.llm.incremental import WireCache
+from omp_llm.incremental import WireCache
 
 
 class Pairs:

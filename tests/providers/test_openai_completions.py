@@ -12,9 +12,6 @@ from importlib.metadata import entry_points
 from types import SimpleNamespace
 
 import pytest
-from omp.llm import config as llm_config
-from omp.llm.config import ProviderConfig
-from omp.llm.provider import HttpProvider, Request
 from omp.messages import (
     AssistantMessage,
     DeveloperMessage,
@@ -26,6 +23,9 @@ from omp.messages import (
     UserMessage,
 )
 from omp.providers import LlmContext, Model, StreamOptions
+from omp_llm import config as llm_config
+from omp_llm.config import ProviderConfig
+from omp_llm.provider import HttpProvider, Request
 from omp_provider_openai_completions import plugin
 from omp_provider_openai_completions.convert import build_request, tool_call_id
 from omp_provider_openai_completions.wire import WIRE, parse_recorded

@@ -12,8 +12,6 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from omp.llm.config import ProviderConfig
-from omp.llm.provider import HttpProvider, Request
 from omp.messages import (
     AssistantMessage,
     DeveloperMessage,
@@ -26,6 +24,8 @@ from omp.messages import (
 )
 from omp.partial_json import EXTRA_CLOSERS
 from omp.providers import LlmContext, Model, StreamOptions
+from omp_llm.config import ProviderConfig
+from omp_llm.provider import HttpProvider, Request
 from omp_provider_openai_responses.convert import build_request, call_id
 from omp_provider_openai_responses.wire import WIRE, parse_recorded
 from replay import fixture_bytes, split_events
@@ -892,7 +892,7 @@ def test_cancelling_the_task_propagates(replay_server, tmp_path):
 
 
 def test_the_plugin_registers_providers_of_this_api(tmp_path, monkeypatch):
-    from omp.llm import config as llm_config
+    from omp_llm import config as llm_config
     from omp_provider_openai_responses import plugin
 
     monkeypatch.setattr(llm_config, "catalogue_providers", dict)

@@ -16,8 +16,6 @@ from typing import Any
 
 import omp
 import pytest
-from omp.llm.config import ProviderConfig
-from omp.llm.provider import HttpProvider
 from omp.messages import UserMessage
 from omp.partial_json import (
     CONTROL_CHARACTERS,
@@ -29,6 +27,8 @@ from omp.partial_json import (
 )
 from omp.providers import LlmContext, Model, StreamOptions
 from omp.tools import Tool, ToolResult
+from omp_llm.config import ProviderConfig
+from omp_llm.provider import HttpProvider
 from omp_provider_anthropic.wire import WIRE as ANTHROPIC
 from omp_provider_google.wire import WIRE as GOOGLE
 from omp_provider_openai_completions.wire import WIRE as COMPLETIONS
@@ -502,7 +502,7 @@ def test_a_retry_after_beyond_the_budget_fails_at_once(replay_server, tmp_path):
     ],
 )
 def test_loopback_base_urls(url, local):
-    from omp.llm.transport import is_loopback
+    from omp_llm.transport import is_loopback
 
     assert is_loopback(url) is local
 

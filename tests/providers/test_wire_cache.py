@@ -19,8 +19,6 @@ import omp_provider_google.convert as google_convert
 import omp_provider_openai_completions.convert as completions_convert
 import omp_provider_openai_responses.convert as responses_convert
 import pytest
-from omp.llm.config import ProviderConfig
-from omp.llm.provider import HttpProvider, Request
 from omp.messages import (
     AssistantMessage,
     DeveloperMessage,
@@ -32,6 +30,8 @@ from omp.messages import (
     UserMessage,
 )
 from omp.providers import LlmContext, Model, StreamOptions
+from omp_llm.config import ProviderConfig
+from omp_llm.provider import HttpProvider, Request
 from omp_provider_anthropic.wire import WIRE as ANTHROPIC
 from omp_provider_google.wire import WIRE as GOOGLE
 from omp_provider_openai_completions.wire import WIRE as COMPLETIONS
@@ -398,7 +398,7 @@ class _Response:
 
 
 def test_httpx_gets_encoded_bytes_not_a_dict_to_encode():
-    from omp.llm.transport import stream_lines
+    from omp_llm.transport import stream_lines
 
     client = RecordingClient()
     body = {"model": "m", "messages": [{"role": "user", "content": "héllo"}]}
@@ -416,7 +416,7 @@ def test_httpx_gets_encoded_bytes_not_a_dict_to_encode():
 
 def test_what_handlers_leave_unchanged_is_not_encoded_again():
     from omp.events import patched_payload
-    from omp.llm.body import PreparedBody
+    from omp_llm.body import PreparedBody
 
     items = [{"a": 1}, {"b": 2}, {"tail": True}]
     cached = [b'{"a":1},', b'"cached b",', None]  # stands in for {"b":2}: shows reuse
@@ -442,11 +442,11 @@ def test_what_handlers_leave_unchanged_is_not_encoded_again():
 def small_pieces(monkeypatch):
     """Blocks and pieces a few hundred bytes long, so a short conversation is sent in
     many pieces (the real sizes are 128 KiB and 64 KiB)."""
-    import omp.llm.body
-    import omp.llm.incremental
+    import omp_llm.body
+    import omp_llm.incremental
 
-    monkeypatch.setattr(omp.llm.incremental, "BLOCK_BYTES", 300)
-    monkeypatch.setattr(omp.llm.body, "PIECE_BYTES", 200)
+    monkeypatch.setattr(omp_llm.incremental, "BLOCK_BYTES", 300)
+    monkeypatch.setattr(omp_llm.body, "PIECE_BYTES", 200)
 
 
 def test_a_body_sent_in_pieces_is_the_canonical_body(api, replay_server, tmp_path, small_pieces):
@@ -481,17 +481,17 @@ def test_the_unchanged_prefix_is_sent_as_the_same_pieces(
     """What a request hands the client is mostly the pieces of earlier requests (the
     same bytes objects): the bytes built per request stay about as many as one turn
     adds, however long the conversation - not a copy of the whole body."""
-    import omp.llm.transport
+    import omp_llm.transport
 
     sent: list[Any] = []
-    real = omp.llm.transport.request_pieces
+    real = omp_llm.transport.request_pieces
 
     async def recording(body, options=None):
         pieces = await real(body, options)
         sent.append(pieces)
         return pieces
 
-    monkeypatch.setattr(omp.llm.transport, "request_pieces", recording)
+    monkeypatch.setattr(omp_llm.transport, "request_pieces", recording)
     provider, model = provider_for(api, replay_server, tmp_path)
     messages = conversation(model, 0)
     fresh_bytes: list[int] = []

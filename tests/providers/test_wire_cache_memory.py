@@ -14,9 +14,9 @@ import omp_provider_google.convert as google_convert
 import omp_provider_openai_completions.convert as completions_convert
 import omp_provider_openai_responses.convert as responses_convert
 import pytest
-from omp.llm.incremental import WireCache
 from omp.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
 from omp.providers import Model
+from omp_llm.incremental import WireCache
 
 FOLDS: dict[str, tuple[Model, Callable[[Model], Any]]] = {
     "anthropic": (

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omp.api import THINKING_LEVELS, OmpAPI
+from omp.api import OmpAPI
+from omp.contrib import ProviderConfigSource
 from omp.errors import OmpError, UsageError
 from omp.plugin_manager import PluginHost, build_plugin_host, project_extension_files
 from omp.registry import Contributions, collect
 from omp.settings import Settings, agent_dir, load_settings
+from omp.settings_schema import KERNEL
+from omp.thinking import THINKING_LEVELS
 
 RUNTIME_KINDS = ["modes", "commands", "shortcuts", "renderers", "tools", "providers"]
 
@@ -46,15 +50,20 @@ def load_runtime(
     env: dict[str, str] | None = None,
     trust: bool = False,
     run_project_code: bool = True,
+    settings: Settings | None = None,
+    only: Collection[str] | None = None,
 ) -> Runtime:
     """Settings, plugins and their flags (plus ``kinds`` of contributions).
 
     The project's code and settings load only when the project is trusted (``trust``,
     or the user's ``trustedDirectories``), and never with ``run_project_code=False``;
-    ``runtime.settings.trust`` says what was held back.
+    ``runtime.settings.trust`` says what was held back. ``settings`` given are used
+    instead of the files; ``only`` names the installed plugins (entry points) to load,
+    None for all of them.
     """
     env = dict(os.environ if env is None else env)
-    settings = load_settings(cwd, env=env, trust=trust, apply_project=run_project_code)
+    if settings is None:
+        settings = load_settings(cwd, env=env, trust=trust, apply_project=run_project_code)
     home = agent_dir(env)
     withheld = None
     if not settings.trust.trusted:
@@ -67,7 +76,7 @@ def load_runtime(
     host = build_plugin_host(
         cwd=cwd,
         agent_dir=home,
-        disabled=_disabled_plugins(settings),
+        disabled=_disabled_plugins(settings) | _not_named(home, only),
         extension_paths=[*extensions, *(extension_paths or [])],
         discover=discover_extensions,
         entry_points=entry_points,
@@ -75,8 +84,33 @@ def load_runtime(
         project_code=withheld,
     )
     api = OmpAPI(cwd=cwd, agent_dir=home)
-    contributions = collect(host, api, ["flags", "subcommands", *(kinds or [])])
+    contributions = collect(host, api, ["flags", "subcommands", "settings", *(kinds or [])])
+    _declare_settings(settings, contributions)
     return Runtime(cwd, home, settings, host, api, contributions)
+
+
+def _declare_settings(settings: Settings, contributions: Contributions) -> None:
+    """Check the settings against the kernel's keys and those the loaded plugins declare."""
+    schema, refused = KERNEL.with_plugins(contributions.items.get("settings", []))
+    contributions.problems.extend(refused)
+    settings.declare(schema)
+
+
+def _not_named(home: Path, only: Collection[str] | None) -> set[str]:
+    """The installed plugins ``only`` leaves out; an unknown name is an error."""
+    if only is None:
+        return set()
+    from omp.plugin_index import entry_points
+    from omp.plugin_manager import ENTRY_POINT_GROUP
+
+    installed = {ep.name for ep in entry_points(ENTRY_POINT_GROUP, home / "cache")}
+    unknown = sorted(set(only) - installed)
+    if unknown:
+        raise OmpError(
+            f"no installed plugin is named {', '.join(map(repr, unknown))} "
+            f"(installed: {', '.join(sorted(installed)) or 'none'})"
+        )
+    return installed - set(only)
 
 
 def _disabled_plugins(settings: Settings) -> set[str]:
@@ -208,28 +242,34 @@ def model_registry(runtime: Runtime) -> Any:
     from omp.providers import ModelRegistry
 
     providers = runtime.contributions.of("providers")
-    providers += _unusable_custom_providers(runtime, {p.name for p in providers})
-    return ModelRegistry(providers)
+    unserved = [
+        provider
+        for source in provider_configs(runtime)
+        for provider in source.unserved(runtime.agent_dir, list(providers))
+    ]
+    return ModelRegistry([*providers, *unserved])
 
 
-def _unusable_custom_providers(runtime: Runtime, registered: set[str]) -> list[Any]:
-    """Providers from the user's models file that no installed plugin serves, so that
-    naming one says why it cannot be used instead of 'unknown model'."""
-    from omp.llm.config import load_providers, user_models_file
-    from omp.llm.provider import UnusableProvider
+def provider_configs(runtime: Runtime) -> list[ProviderConfigSource]:
+    """What plugins read of the user's provider configuration (omp.contrib
+    ProviderConfigSource), collected on first use."""
+    if "provider_configs" not in runtime.contributions.items:
+        collect(runtime.host, runtime.api, ["provider_configs"], into=runtime.contributions)
+    return runtime.contributions.of("provider_configs")
 
-    if user_models_file(runtime.agent_dir) is None:
-        return []
-    apis = sorted({p.api for p in runtime.contributions.of("providers")})
-    unusable = []
-    for config in load_providers(runtime.agent_dir):
-        if config.source != "catalogue" and config.name not in registered:
-            reason = (
-                f"its api {config.api!r} (in {config.source}) is not served by any "
-                f"installed plugin; installed apis: {', '.join(apis) or 'none'}"
-            )
-            unusable.append(UnusableProvider(config, reason))
-    return unusable
+
+def provider_config_problems(runtime: Runtime) -> list[str]:
+    """One line per problem of the user's provider configuration (a broken models.json);
+    a source that fails says so instead."""
+    from omp.plugin_manager import describe_failure
+
+    problems: list[str] = []
+    for source in provider_configs(runtime):
+        try:
+            problems += source.problems(runtime.agent_dir)
+        except Exception as exc:
+            problems.append(f"{source.name} could not be checked: {describe_failure(exc)}")
+    return problems
 
 
 def _open_session_file(runtime: Runtime, options: SessionOptions) -> Any:
@@ -282,17 +322,21 @@ def is_session_path(raw: str | os.PathLike[str]) -> bool:
 def _tool_registry(runtime: Runtime, options: SessionOptions) -> Any:
     from omp.tools import ToolRegistry
 
-    tools = ToolRegistry(runtime.contributions.of("tools"))
+    owners = {t.name: p for p, t in runtime.contributions.items.get("tools", [])}
+    tools = ToolRegistry(
+        runtime.contributions.of("tools"),
+        owners=owners,
+        replaced=runtime.contributions.replaced_tools,
+    )
     if options.no_tools:
         tools.set_active([])
     elif options.tools is not None:
         tools.set_active(options.tools)
     elif options.no_builtin_tools:
         shipped = builtin_plugins(runtime)
-        owners = {t.name: p for p, t in runtime.contributions.items.get("tools", [])}
         tools.set_active(n for n in tools.active_names() if owners.get(n) not in shipped)
     if options.offline:
-        tools.set_active(n for n in tools.active_names() if not tools.get(n).network)
+        tools.set_active(t.name for t in tools.active() if not t.network)
     return tools
 
 
@@ -340,6 +384,7 @@ def _know_secrets(runtime: Runtime, models: Any, options: SessionOptions) -> Non
         runtime.agent_dir,
         cli_key=options.flags.get("api-key"),
         settings=runtime.settings,
+        sources=provider_configs(runtime),
     )
     for provider in models.providers.values():
         if hasattr(provider, "known_secrets"):

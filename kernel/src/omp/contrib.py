@@ -1,12 +1,17 @@
 """What registration hooks contribute besides tools and providers: flags, run modes,
-command-line subcommands, slash commands, shortcuts and renderers. Plain dataclasses,
-cheap to import (they are built while ``omp --help`` runs)."""
+command-line subcommands, slash commands, shortcuts, renderers and provider
+configuration sources. Plain dataclasses, cheap to import (they are built while
+``omp --help`` runs)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from omp.providers import Provider
 
 
 @dataclass(frozen=True)
@@ -82,3 +87,40 @@ class Renderer:
     kind: Literal["message", "tool"]
     name: str
     render: Callable[[Any, Any], Any]
+
+
+def _no_problems(agent_dir: Path) -> list[str]:
+    return []
+
+
+def _none_unserved(agent_dir: Path, registered: list[Provider]) -> list[Provider]:
+    return []
+
+
+def _no_key_names(agent_dir: Path, env: Mapping[str, str]) -> frozenset[str]:
+    return frozenset()
+
+
+def _no_secrets(agent_dir: Path, env: Mapping[str, str]) -> list[tuple[str, str]]:
+    return []
+
+
+@dataclass(frozen=True)
+class ProviderConfigSource:
+    """The user's provider configuration as a plugin reads it (the llm plugin: models.json
+    and auth.json), for what the kernel does with it without calling a provider.
+
+    Each function gets the agent directory (``~/.omp/agent``); the default says nothing.
+    ``problems`` are one-line reports of the files (printed by ``omp models`` and at
+    start-up). ``unserved(agent_dir, registered)`` are providers the files configure that
+    no registered provider serves, as providers that say why they cannot be used.
+    ``key_names(agent_dir, env)`` are the environment variables holding provider keys:
+    hidden everywhere, and withheld from children unless ``bash.passProviderKeys``.
+    ``secrets(agent_dir, env)`` are (label, value) credentials the files hold, shown as
+    ``[REDACTED:label]``."""
+
+    name: str
+    problems: Callable[[Path], list[str]] = _no_problems
+    unserved: Callable[[Path, list[Provider]], list[Provider]] = _none_unserved
+    key_names: Callable[[Path, Mapping[str, str]], frozenset[str]] = _no_key_names
+    secrets: Callable[[Path, Mapping[str, str]], list[tuple[str, str]]] = _no_secrets

@@ -22,6 +22,8 @@ from omp.plugin_manager import PluginHost, call_order, describe_failure
 class Contributions:
     items: dict[str, list[tuple[str, Any]]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    replaced_tools: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    """Tool name -> (plugin, tool) that a declared override replaced."""
 
     def of(self, kind: str) -> list[Any]:
         return [item for _, item in self.items.get(kind, [])]
@@ -31,7 +33,16 @@ class Contributions:
 
 
 def _types() -> dict[str, tuple[str, type, Callable[[Any], str]]]:
-    from omp.contrib import Command, Flag, Renderer, RunMode, Shortcut, Subcommand
+    from omp.contrib import (
+        Command,
+        Flag,
+        ProviderConfigSource,
+        Renderer,
+        RunMode,
+        Shortcut,
+        Subcommand,
+    )
+    from omp.settings_schema import SettingSpec
 
     kinds: dict[str, tuple[str, type, Callable[[Any], str]]] = {
         "flags": ("omp_register_flags", Flag, lambda f: f.name),
@@ -40,6 +51,12 @@ def _types() -> dict[str, tuple[str, type, Callable[[Any], str]]]:
         "commands": ("omp_register_commands", Command, lambda c: c.name),
         "shortcuts": ("omp_register_shortcuts", Shortcut, lambda s: s.key),
         "renderers": ("omp_register_renderers", Renderer, lambda r: f"{r.kind}:{r.name}"),
+        "provider_configs": (
+            "omp_register_provider_configs",
+            ProviderConfigSource,
+            lambda s: s.name,
+        ),
+        "settings": ("omp_register_settings", SettingSpec, lambda s: s.key),
     }
     return kinds
 
@@ -58,7 +75,8 @@ def collect(
     host: PluginHost, api: Any, kinds: list[str], into: Contributions | None = None
 ) -> Contributions:
     """Call the registration hooks for ``kinds`` (flags, modes, commands, shortcuts,
-    renderers, tools, providers) and add what they return to ``into``."""
+    renderers, provider_configs, settings, tools, providers) and add what they return to
+    ``into``."""
     result = into or Contributions()
     table = _types()
     if any(k in ("tools", "providers") for k in kinds):
@@ -81,7 +99,10 @@ def collect(
         owners: dict[str, str] = {}
         kept: list[tuple[str, Any]] = []
         on_error = functools.partial(failed, hook)
-        for plugin, item in collect_registrations(host.pm, hook, api, on_error):
+        registrations = collect_registrations(host.pm, hook, api, on_error)
+        if kind == "tools":
+            registrations = _choose_tools(registrations, host, result)
+        for plugin, item in registrations:
             if not isinstance(item, expected):
                 result.problems.append(
                     f"plugin {plugin} returned {type(item).__name__} from "
@@ -102,6 +123,26 @@ def collect(
     return result
 
 
+def _choose_tools(
+    registrations: list[tuple[str, Any]], host: PluginHost, result: Contributions
+) -> list[tuple[str, Any]]:
+    """The tools that answer to each name (omp.tool_overrides), each refusal reported.
+    A clash between two plugins is a conflict, as for any other name; a tool that is
+    wrong in itself leaves its plugin degraded."""
+    from omp.tool_overrides import choose_tools
+
+    choice = choose_tools(registrations, [r.name for r in host.records])
+    records = {r.name: r for r in host.records}
+    for refusal in choice.refused:
+        result.problems.append(refusal.reason)
+        record = records.get(refusal.plugin)
+        if record is not None and refusal.rival is None:
+            record.status = "degraded"
+            record.error = f"{record.error}; {refusal.reason}" if record.error else refusal.reason
+    result.replaced_tools.update(choice.replaced)
+    return choice.kept
+
+
 def collect_registrations(
     pm: pluggy.PluginManager,
     hook_name: str,
@@ -116,7 +157,8 @@ def collect_registrations(
         before(hook_name, impls, {"api": api})
     for impl in impls:
         try:
-            result = impl.function(**{n: api for n in impl.argnames if n == "api"})
+            # A plugin's answer, unchecked until the kernel validates each item.
+            result: Any = impl.function(**{n: api for n in impl.argnames if n == "api"})
             if inspect.isawaitable(result):
                 raise TypeError(f"{hook_name} must be a plain def, not async")
         except (Exception, SystemExit) as exc:

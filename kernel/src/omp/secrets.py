@@ -22,8 +22,12 @@ import re
 import threading
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from omp.contrib import ProviderConfigSource
 
 MIN_LENGTH = 8
 """Shorter values are never hidden: "1" or "true" would garble every text."""
@@ -32,7 +36,6 @@ ENV_SECRET_NAME = re.compile(r"(?:KEY|SECRET|TOKEN|PASSWORD|PASSWD|CREDENTIALS?)
 """Environment variables whose values are treated as secrets, as omp does."""
 CREDENTIAL_NAME = re.compile(r"auth|key|token|secret|cookie|passw(?:or)?d|credential", re.I)
 """Header names (and MCP env names) whose values are credentials."""
-_AUTH_FIELD = re.compile(r"key|token|secret|access|refresh|password", re.I)
 _SCHEME = re.compile(r"^(?:bearer|basic|token|bot)\s+(\S+)$", re.I)
 _LABEL_UNSAFE = re.compile(r"[^A-Za-z0-9_.:/@+-]")
 
@@ -191,18 +194,6 @@ def _walk(value: Any, redact: Callable[[str], str]) -> Any:
 # -- what omp knows -----------------------------------------------------------------------
 
 
-def provider_key_names(configs: Iterable[Any], env: Mapping[str, str]) -> frozenset[str]:
-    """omp's provider key variables among ``configs`` (``omp.llm.config.load_providers``):
-    every provider's usual ones (the catalogue's ``keyEnv``) and those the user's models
-    file names as an ``apiKey``."""
-    names: set[str] = set()
-    for config in configs:
-        names.update(config.key_env)
-        if config.api_key and not config.api_key.startswith("!") and config.api_key in env:
-            names.add(config.api_key)
-    return frozenset(names)
-
-
 def collect_secrets(
     secrets: Secrets,
     agent_dir: Path,
@@ -210,73 +201,55 @@ def collect_secrets(
     *,
     cli_key: str | None = None,
     settings: Any = None,
+    sources: Iterable[ProviderConfigSource] = (),
 ) -> Secrets:
     """Fill ``secrets`` with what omp knows without running anything: the environment,
-    models.json (literals and variable references; a ``!command`` is added when a
-    provider runs it), auth.json and ``--api-key``. ``settings`` (omp.settings.Settings)
-    sets ``secrets.enabled`` and ``bash.passProviderKeys``."""
+    ``--api-key`` and what ``sources`` (``omp.bootstrap.provider_configs``: models.json,
+    auth.json) know; a ``!command`` key is added when a provider runs it. ``settings``
+    (omp.settings.Settings) sets ``secrets.enabled`` and ``bash.passProviderKeys``, and
+    adds the values of the settings declared ``secret``."""
     env = os.environ if env is None else env
+    sources = list(sources)
     if settings is not None:
         secrets.enabled = bool(settings.get("secrets.enabled", True))
     if cli_key:
         secrets.add(cli_key, "--api-key")
-    from omp.llm.config import load_providers
-
-    configs = _safely(lambda: load_providers(agent_dir), [])
-    key_names = provider_key_names(configs, env)
+    key_names: frozenset[str] = frozenset()
+    for source in sources:
+        key_names |= _safely(partial(source.key_names, agent_dir, env), frozenset())
     pass_keys = settings is not None and bool(settings.get("bash.passProviderKeys", False))
     secrets.withheld = frozenset() if pass_keys else key_names
     for name in sorted(env):
         if name in key_names or ENV_SECRET_NAME.search(name):
             secrets.add(env[name], name)
-    secrets.add_all(_models_file_values(configs, env))
-    secrets.add_all(_safely(lambda: list(_auth_file_values(agent_dir)), []))
+    for source in sources:
+        secrets.add_all(_safely(partial(source.secrets, agent_dir, env), []))
+    secrets.add_all(_secret_settings(settings))
     return secrets
 
 
+def _secret_settings(settings: Any) -> list[tuple[str, Any]]:
+    """(key, value) of every setting declared ``secret`` (``add`` skips those unset)."""
+    schema = getattr(settings, "schema", None)
+    if schema is None:
+        return []
+    return [(key, settings.get(key)) for key, spec in schema.specs.items() if spec.secret]
+
+
 def _safely(work: Callable[[], Any], fallback: Any) -> Any:
-    """A broken models.json or auth.json is reported where it is used, not here."""
+    """A broken models.json or auth.json (or a failing source) is reported where it is
+    used, not here."""
     try:
         return work()
     except Exception:
         return fallback
 
 
-def _models_file_values(
-    configs: Iterable[Any], env: Mapping[str, str]
-) -> Iterable[tuple[str, str]]:
-    for config in configs:
-        if config.source == "catalogue":
-            continue
-        if config.api_key and not config.api_key.startswith("!"):
-            label = config.api_key if config.api_key in env else f"models.json:{config.name}"
-            yield label, env.get(config.api_key, config.api_key)
-        for name, value in config.headers.items():
-            if isinstance(value, str) and CREDENTIAL_NAME.search(name) and value[:1] != "!":
-                yield f"models.json:{config.name}:{name}", env.get(value, value)
-
-
-def _auth_file_values(agent_dir: Path) -> Iterable[tuple[str, str]]:
-    from omp.llm.config import auth_file
-
-    try:
-        data = json.loads(auth_file(agent_dir).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return
-    if not isinstance(data, dict):
-        return
-    for provider, entry in data.items():
-        values = [entry] if isinstance(entry, str) else []
-        if isinstance(entry, dict):  # api_key or oauth: not an account's email or id
-            values = [v for k, v in entry.items() if _AUTH_FIELD.search(k) and isinstance(v, str)]
-        for value in values:
-            yield f"auth.json:{provider}", value
-
-
-def known_secrets(cwd: Path | None = None) -> Secrets:
-    """What omp knows outside a session (``omp sessions export``): the environment, the
-    user's models.json and auth.json, under the user's ``secrets.enabled``."""
+def known_secrets(cwd: Path | None = None, sources: Iterable[ProviderConfigSource] = ()) -> Secrets:
+    """What omp knows outside a session (``omp sessions export``): the environment and
+    what ``sources`` know (the user's models.json and auth.json), under the user's
+    ``secrets.enabled``."""
     from omp.settings import agent_dir, load_settings
 
     settings = _safely(lambda: load_settings(cwd or Path.cwd(), apply_project=False), None)
-    return collect_secrets(Secrets(), agent_dir(), settings=settings)
+    return collect_secrets(Secrets(), agent_dir(), settings=settings, sources=sources)

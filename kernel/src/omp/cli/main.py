@@ -81,7 +81,7 @@ def _run(argv: list[str], own_process: bool = False) -> int:
     from omp.cli.reserved import PROMPT_WORD, RESERVED, reserved_refusal
     from omp.errors import UsageError
 
-    cwd_values = cli_args.prescan(argv, "cwd")
+    cwd_values = cli_args.prescan_values(argv, "cwd")
     cwd = Path(cwd_values[-1] if cwd_values else os.getcwd()).expanduser().resolve()
     if not cwd.is_dir():
         raise UsageError(f"--cwd {cwd} is not a directory")
@@ -236,7 +236,7 @@ def _load(argv: list[str], cwd: Path, runs_project_code: bool, wants_help: bool)
     from omp.cli.paths import check_extension_path
     from omp.cli.trust_prompt import ask_to_trust, report_trust
 
-    extension_paths = [check_extension_path(p) for p in cli_args.prescan(argv, "extension")]  # type: ignore[union-attr]
+    extension_paths = [check_extension_path(p) for p in cli_args.prescan_values(argv, "extension")]
     discover = not cli_args.prescan(argv, "no-extensions")
     trust = bool(cli_args.prescan(argv, "trust"))
     if runs_project_code and not trust:
@@ -305,9 +305,10 @@ def _report_plugin_problems(runtime: Any, verbose: bool) -> None:
             f"omp: plugin {record.name} ({record.source}) was not loaded: {record.error}",
             file=sys.stderr,
         )
-    from omp.llm.config import models_file_problems
+    from omp.bootstrap import provider_config_problems
 
-    for problem in [*runtime.contributions.problems, *models_file_problems(runtime.agent_dir)]:
+    config_problems = provider_config_problems(runtime)  # may add to contributions.problems
+    for problem in [*runtime.contributions.problems, *config_problems]:
         print(f"omp: {problem}", file=sys.stderr)
 
 

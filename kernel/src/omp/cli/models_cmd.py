@@ -32,10 +32,9 @@ def _tokens(count: int) -> str:
 
 
 def print_models(runtime: Any, search: str) -> int:
-    from omp.bootstrap import model_registry
-    from omp.llm.config import models_file_problems
+    from omp.bootstrap import model_registry, provider_config_problems
 
-    for problem in models_file_problems(runtime.agent_dir):
+    for problem in provider_config_problems(runtime):
         print(f"omp: {problem}", file=sys.stderr)
     registry = model_registry(runtime)
     settings = runtime.settings.data

@@ -11,13 +11,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from omp.llm.body import PreparedBody
-from omp.llm.incremental import convert
-from omp.llm.usage import budget_tokens, thinking_value
-from omp.messages import (
+from omp import (
     AssistantMessage,
     DeveloperMessage,
     ImageContent,
+    Model,
     RedactedThinkingContent,
     TextContent,
     ThinkingContent,
@@ -25,7 +23,9 @@ from omp.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from omp.providers import Model
+from omp_llm.body import PreparedBody
+from omp_llm.incremental import convert
+from omp_llm.usage import budget_tokens, thinking_value
 
 MIN_OUTPUT_TOKENS = 4096
 MIN_BUDGET = 1024
@@ -107,7 +107,7 @@ def convert_messages(messages: list[Any], model: Model) -> list[dict[str, Any]]:
 
 
 class TurnFold:
-    """The messages as turns, one message at a time (``omp.llm.incremental.Fold``):
+    """The messages as turns, one message at a time (``omp_llm.incremental.Fold``):
     a turn is final once the other role speaks; tool results join the user turn after
     their ``tool_use``, and a call left without one gets a placeholder result."""
 

@@ -1,6 +1,6 @@
 """Anthropic's stream events as omp's normalized events, independent of HTTP.
 
-``StreamParser.feed`` takes one decoded SSE event (``omp.llm.sse.SseEvent``) or its JSON
+``StreamParser.feed`` takes one decoded SSE event (``omp_llm.sse.SseEvent``) or its JSON
 object; the event's kind is read from the JSON ``type`` (some servers omit ``event:``).
 """
 
@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from omp.llm.errors import ProviderError, stream_error
-from omp.llm.sse import json_loads
-from omp.messages import RedactedThinkingContent
-from omp.providers import AssistantStream
+from omp import AssistantStream, RedactedThinkingContent
+from omp_llm.errors import ProviderError, stream_error
+from omp_llm.sse import json_loads
 
 STOP_REASONS = {
     "end_turn": "stop",
@@ -169,8 +168,8 @@ def _json(text: str, secrets: list[str | None]) -> dict[str, Any]:
     try:
         data = json_loads(text)
     except ValueError:
-        from omp.llm.errors import redact
+        from omp import redact_keys
 
-        snippet = redact(" ".join(text.split())[:200], secrets)
+        snippet = redact_keys(" ".join(text.split())[:200], secrets)
         raise ProviderError(f"the provider sent an unreadable event: {snippet}") from None
     return data if isinstance(data, dict) else {}

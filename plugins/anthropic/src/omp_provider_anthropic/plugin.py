@@ -8,7 +8,7 @@ import omp
 
 @omp.hookimpl
 def omp_register_providers(api):
-    from omp.llm.provider import providers_for
+    from omp_llm.provider import providers_for
 
     return providers_for("anthropic-messages", _wire, api.agent_dir)
 

@@ -6,12 +6,12 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
-from omp.llm.driver import timeouts
-from omp.llm.errors import ProviderError
-from omp.llm.http import shared_client
-from omp.llm.sse import SseDecoder, iter_sse_sync, split_lines
-from omp.llm.transport import stream_lines
-from omp.providers import AssistantStream, Model
+from omp import AssistantStream, Model
+from omp_llm.driver import timeouts
+from omp_llm.errors import ProviderError
+from omp_llm.http import shared_client
+from omp_llm.sse import SseDecoder, iter_sse_sync, split_lines
+from omp_llm.transport import stream_lines
 
 from omp_provider_anthropic.convert import prepare_request
 from omp_provider_anthropic.parse import StreamParser

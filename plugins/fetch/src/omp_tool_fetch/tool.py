@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from omp.tools import Tool, ToolResult
+from omp import Tool, ToolResult
 from pydantic import BaseModel, Field
 
 from omp_tool_fetch import convert
@@ -129,7 +129,7 @@ def _check_url(url: str) -> str | None:
 
 async def _download(url: str, timeout: float, on_update: Any) -> Download:
     import httpx
-    from omp.llm.http import new_client
+    from omp_llm.http import new_client
 
     async with asyncio.timeout(timeout):
         async with (

@@ -5,20 +5,20 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from omp.llm.body import PreparedBody
-from omp.llm.incremental import convert
-from omp.llm.usage import budget_tokens, thinking_value
-from omp.messages import (
+from omp import (
     AssistantMessage,
     DeveloperMessage,
     ImageContent,
+    Model,
     TextContent,
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
-from omp.providers import Model
+from omp_llm.body import PreparedBody
+from omp_llm.incremental import convert
+from omp_llm.usage import budget_tokens, thinking_value
 
 from omp_provider_google.schema import sanitize_schema
 
@@ -209,7 +209,7 @@ def convert_messages(
 
 
 class ContentFold:
-    """``contents``, one message at a time (``omp.llm.incremental.Fold``): a content is
+    """``contents``, one message at a time (``omp_llm.incremental.Fold``): a content is
     final once the other role speaks."""
 
     def __init__(self, model: Model, compat: dict[str, Any]) -> None:

@@ -11,9 +11,9 @@ import json
 import time
 from typing import Any
 
-from omp.llm.errors import ProviderError, stream_error
-from omp.llm.sse import json_loads
-from omp.providers import AssistantStream
+from omp import AssistantStream
+from omp_llm.errors import ProviderError, stream_error
+from omp_llm.sse import json_loads
 
 RETRYABLE = {"RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED"}
 _counter = itertools.count(1)

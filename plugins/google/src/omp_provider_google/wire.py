@@ -7,11 +7,11 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
-from omp.llm.driver import timeouts
-from omp.llm.http import shared_client
-from omp.llm.sse import iter_sse, iter_sse_sync, split_lines
-from omp.llm.transport import stream_lines
-from omp.providers import AssistantStream, Model
+from omp import AssistantStream, Model
+from omp_llm.driver import timeouts
+from omp_llm.http import shared_client
+from omp_llm.sse import iter_sse, iter_sse_sync, split_lines
+from omp_llm.transport import stream_lines
 
 from omp_provider_google.convert import prepare_request
 from omp_provider_google.parse import StreamParser

@@ -12,19 +12,19 @@ import re
 import string
 from typing import Any
 
-from omp.llm.body import PreparedBody
-from omp.llm.incremental import convert
-from omp.llm.usage import effort, thinking_value
-from omp.messages import (
+from omp import (
     AssistantMessage,
     DeveloperMessage,
     ImageContent,
+    Model,
     TextContent,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
-from omp.providers import Model
+from omp_llm.body import PreparedBody
+from omp_llm.incremental import convert
+from omp_llm.usage import effort, thinking_value
 
 OPENAI_ID_LIMIT = 40
 _ALPHANUMERIC = string.ascii_letters + string.digits
@@ -144,7 +144,7 @@ def _system_role(model: Model, compat: dict[str, Any]) -> str:
 
 
 class MessageFold:
-    """The messages in the wire format, one at a time (``omp.llm.incremental.Fold``).
+    """The messages in the wire format, one at a time (``omp_llm.incremental.Fold``).
     Before any message that is not a tool result, the calls left without a result get
     one (the API rejects them) and the images the tool results returned follow in a
     user message (tool messages cannot carry images)."""

@@ -10,9 +10,9 @@ import json
 import uuid
 from typing import Any
 
-from omp.llm.errors import RETRYABLE_STATUS, ProviderError, redact, stream_error
-from omp.llm.sse import SseEvent, json_loads
-from omp.providers import AssistantStream
+from omp import AssistantStream, redact_keys
+from omp_llm.errors import RETRYABLE_STATUS, ProviderError, stream_error
+from omp_llm.sse import SseEvent, json_loads
 
 REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 STOP_REASONS = {
@@ -66,7 +66,7 @@ class StreamParser:
         try:
             chunk = json_loads(data)
         except ValueError:
-            text = redact(data[:200], self.secrets)
+            text = redact_keys(data[:200], self.secrets)
             raise ProviderError(
                 f"the provider sent a malformed stream event: {text}", retryable=True
             ) from None

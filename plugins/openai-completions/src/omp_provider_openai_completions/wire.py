@@ -1,6 +1,6 @@
 """The openai-completions WireApi: POST {baseUrl}/chat/completions and stream the answer.
 
-Retries, keys, timeouts and cost are the kernel's (omp.llm); this module sends one
+Retries, keys, timeouts and cost are omp_llm's; this module sends one
 request with a shared httpx client and turns the SSE stream into normalized events.
 """
 
@@ -11,12 +11,12 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
-from omp.llm.driver import timeouts
-from omp.llm.errors import ProviderError, redact
-from omp.llm.http import shared_client as _shared_client
-from omp.llm.sse import SseDecoder, iter_sse_sync, split_lines
-from omp.llm.transport import stream_lines
-from omp.providers import AssistantStream, Model
+from omp import AssistantStream, Model, redact_keys
+from omp_llm.driver import timeouts
+from omp_llm.errors import ProviderError
+from omp_llm.http import shared_client as _shared_client
+from omp_llm.sse import SseDecoder, iter_sse_sync, split_lines
+from omp_llm.transport import stream_lines
 
 from omp_provider_openai_completions.convert import prepare_request
 from omp_provider_openai_completions.parse import StreamParser
@@ -100,7 +100,7 @@ def not_found(exc: ProviderError, url: str, request: Any) -> ProviderError:
             else "is the baseUrl missing /v1?"
         )
         message = f"{url} answered 404, so no chat completions API is there ({hint}); {text}"
-    return ProviderError(redact(message, request.secrets), status=404, kind=exc.kind)
+    return ProviderError(redact_keys(message, request.secrets), status=404, kind=exc.kind)
 
 
 def parse_recorded(data: bytes, model: Model) -> list[dict[str, Any]]:

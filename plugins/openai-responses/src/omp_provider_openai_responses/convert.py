@@ -14,10 +14,7 @@ import json
 import re
 from typing import Any
 
-from omp.llm.body import PreparedBody
-from omp.llm.incremental import convert
-from omp.llm.usage import effort, thinking_value
-from omp.messages import (
+from omp import (
     AssistantMessage,
     DeveloperMessage,
     ImageContent,
@@ -27,6 +24,9 @@ from omp.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from omp_llm.body import PreparedBody
+from omp_llm.incremental import convert
+from omp_llm.usage import effort, thinking_value
 
 MAX_ID = 64
 NO_RESULT = "No result provided (the tool call did not complete)."
@@ -135,7 +135,7 @@ def _developer_role(compat: dict[str, Any]) -> str:
 
 
 class ItemFold:
-    """The messages as input items, one at a time (``omp.llm.incremental.Fold``).
+    """The messages as input items, one at a time (``omp_llm.incremental.Fold``).
     Before any message that is not a tool result, the calls left without a result get
     a placeholder one and the images the results returned follow as user content."""
 

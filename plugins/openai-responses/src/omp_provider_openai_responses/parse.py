@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from omp.llm.errors import ProviderError, stream_error
-from omp.llm.sse import SseEvent, iter_sse_sync, json_loads, split_lines
-from omp.providers import AssistantStream
+from omp import AssistantStream
+from omp_llm.errors import ProviderError, stream_error
+from omp_llm.sse import SseEvent, iter_sse_sync, json_loads, split_lines
 
 # OpenAI's codes for failures that a later attempt may not hit.
 RETRYABLE_CODES = {"rate_limit_exceeded", "server_error", "server_is_overloaded", "slow_down"}

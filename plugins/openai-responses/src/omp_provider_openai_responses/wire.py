@@ -7,12 +7,12 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
-from omp.llm.driver import timeouts
-from omp.llm.errors import ProviderError
-from omp.llm.http import shared_client
-from omp.llm.sse import iter_sse
-from omp.llm.transport import stream_lines
-from omp.providers import AssistantStream
+from omp import AssistantStream
+from omp_llm.driver import timeouts
+from omp_llm.errors import ProviderError
+from omp_llm.http import shared_client
+from omp_llm.sse import iter_sse
+from omp_llm.transport import stream_lines
 
 from omp_provider_openai_responses.convert import build_request, prepare_request
 from omp_provider_openai_responses.parse import StreamParser, decode_event, parse_recorded

@@ -4,7 +4,7 @@ its script parser load only when providers are registered."""
 from __future__ import annotations
 
 import omp
-from omp.contrib import Flag
+from omp import Flag, SettingSpec
 
 
 @omp.hookimpl
@@ -43,3 +43,16 @@ def omp_session_start(ctx, api):
         "this is a replay, not a model, and the answers are canned.",
         "warning",
     )
+
+
+@omp.hookimpl
+def omp_register_settings(api):
+    return [
+        SettingSpec(
+            "scripted.script",
+            "string",
+            None,
+            "script file the scripted provider replays",
+            nullable=True,
+        )
+    ]

@@ -9,10 +9,17 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-from omp.errors import OmpError
-from omp.llm.usage import apply_cost
-from omp.messages import Usage, content_text
-from omp.providers import AssistantStream, LlmContext, Model, Provider, StreamOptions
+from omp import (
+    AssistantStream,
+    LlmContext,
+    Model,
+    OmpError,
+    Provider,
+    StreamOptions,
+    Usage,
+    apply_cost,
+    content_text,
+)
 
 from omp_scripted.script import Script, load_script
 

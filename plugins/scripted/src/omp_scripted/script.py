@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omp.errors import OmpError
+from omp import OmpError
 
 STEP_KEYS = {
     "thinking",

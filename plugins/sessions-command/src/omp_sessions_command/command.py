@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from omp.errors import UsageError
+from omp import UsageError
 
 USAGE = """\
 usage: omp sessions [SEARCH] [--all] [--json]      this directory's sessions, newest first
@@ -29,7 +29,7 @@ EXPORT_USAGE = (
 
 
 def _directory(runtime: Any) -> Path:
-    from omp.session_store import sessions_dir
+    from omp import sessions_dir
 
     return sessions_dir(runtime.agent_dir, str(runtime.cwd), runtime.settings.get("sessionDir"))
 
@@ -51,7 +51,7 @@ def run(args: list[str], runtime: Any) -> int:
 
 
 def _list(search: str, runtime: Any, everywhere: bool, as_json: bool) -> int:
-    from omp.session_listing import list_all_sessions, list_sessions
+    from omp import list_all_sessions, list_sessions
 
     if everywhere:
         infos = list_all_sessions(Path(runtime.agent_dir) / "sessions", search)
@@ -80,8 +80,7 @@ def format_row(info: Any, show_cwd: bool = False) -> str:
 
 
 def _export(args: list[str], runtime: Any) -> int:
-    from omp.errors import OmpError
-    from omp.session_store import most_recent
+    from omp import OmpError, known_secrets, most_recent_session, provider_configs
 
     from omp_sessions_command.export import default_name, export_session
 
@@ -101,13 +100,14 @@ def _export(args: list[str], runtime: Any) -> int:
     if source_arg is not None:
         source = _source(source_arg, runtime)
     else:
-        found = most_recent(_directory(runtime))
+        found = most_recent_session(_directory(runtime))
         if found is None:
             raise OmpError(f"no session to export: none saved for {runtime.cwd}")
         source = found
     given = positional[0] if positional else default_name(source)
     target = Path(runtime.cwd) / Path(given).expanduser()
-    export_session(source, target, force=force)
+    secrets = known_secrets(runtime.cwd, provider_configs(runtime))
+    export_session(source, target, secrets, force=force)
     print(f"Exported to: {given}")
     return 0
 
@@ -124,8 +124,7 @@ def _option(args: list[str], name: str) -> tuple[str | None, list[str]]:
 
 def _source(raw: str, runtime: Any) -> Path:
     """The session file a SESSION argument names: a path, else an id prefix here."""
-    from omp.bootstrap import is_session_path
-    from omp.session_store import find_session
+    from omp import find_session, is_session_path
 
     path = Path(runtime.cwd) / Path(raw).expanduser()
     if os.path.lexists(path):

@@ -1,7 +1,7 @@
 """A provider for your company's OpenAI-compatible endpoint, shipped as a plugin instead
 of a models.json entry: everyone who installs it gets the same models.
 
-It reuses the kernel's ``HttpProvider`` (keys, retries, timeouts, error redaction) and
+It reuses omp-llm's ``HttpProvider`` (keys, retries, timeouts, error redaction) and
 the openai-completions plugin's wire format, so this file only describes the endpoint.
 ``ACME_BASE_URL`` and ``ACME_API_KEY`` come from the environment; ``--api-key`` and
 ``~/.omp/agent/auth.json`` work too. Use it with ``omp --model acme/acme-coder``.
@@ -29,9 +29,9 @@ MODELS = [
 
 @omp.hookimpl
 def omp_register_providers(api: Any) -> list[Any]:
-    from omp.llm.config import ProviderConfig
-    from omp.llm.provider import HttpProvider
-    from omp.providers import Model
+    from omp import Model
+    from omp_llm.config import ProviderConfig
+    from omp_llm.provider import HttpProvider
     from omp_provider_openai_completions.wire import WIRE
 
     base_url = os.environ.get("ACME_BASE_URL") or DEFAULT_BASE_URL

@@ -3,8 +3,8 @@
 The kernel never imports httpx: a provider plugin passes its ``httpx.AsyncClient`` (or
 anything with the same ``stream()`` / ``status_code`` / ``aread()`` / ``aiter_lines()``
 surface). A non-2xx answer becomes a ProviderError carrying the server's explanation.
-The client ``omp.llm.http`` makes is spared httpx's request machinery
-(``omp.llm.direct``).
+The client ``omp_llm.http`` makes is spared httpx's request machinery
+(``omp_llm.direct``).
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from omp.llm.body import BodyPieces, request_pieces
-from omp.llm.direct import open_stream
-from omp.llm.errors import ProviderError, http_error, redact, redact_headers, transport_error
+from omp import redact_keys
+
+from omp_llm.body import BodyPieces, request_pieces
+from omp_llm.direct import open_stream
+from omp_llm.errors import ProviderError, http_error, redact_headers, transport_error
 
 SETTLE_GRACE = 5.0
 """Seconds to wait for what may follow a finished answer (usage, the end marker)."""
@@ -45,7 +47,7 @@ async def stream_lines(
     ends the stream with a ProviderError saying which. Iterate it inside
     ``contextlib.aclosing`` (or from an attempt the driver closes) so the response is
     released in the task that opened it. ``body`` is a payload dict or an
-    ``omp.llm.body.PreparedBody`` (encoded reusing its cached parts); it is sent as
+    ``omp_llm.body.PreparedBody`` (encoded reusing its cached parts); it is sent as
     bytes. ``options`` (the request's StreamOptions) may change the body
     (``on_payload``) and hear the response (``on_response``).
 
@@ -160,7 +162,7 @@ def shown_url(url: str, secrets: list[str | None] | None = None) -> str:
     if ":" in host:
         host = f"[{host}]"
     netloc = f"{host}:{parts.port}" if parts.port else host
-    return redact(urlunsplit((parts.scheme, netloc, parts.path, "", "")), secrets or [])
+    return redact_keys(urlunsplit((parts.scheme, netloc, parts.path, "", "")), secrets or [])
 
 
 def _refused(exc: BaseException) -> bool:

@@ -14,9 +14,9 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from omp.llm.errors import ProviderError, transport_error
-from omp.llm.usage import apply_cost
-from omp.providers import AssistantStream, Model, StreamOptions
+from omp import AssistantStream, Model, StreamOptions, apply_cost
+
+from omp_llm.errors import ProviderError, transport_error
 
 Attempt = Callable[[AssistantStream], AsyncIterator[dict[str, Any]]]
 

@@ -5,7 +5,7 @@ A field of the wrong type is left out, so the model keeps the value it would hav
 without it (the default, or the built-in model's for ``modelOverrides``), and one line
 names the file, the provider or model, the field, what was expected and what is used
 instead; the provider stays usable. A field omp does not know is kept (pi and omp read
-more). What makes a provider unusable (no id, no api) is ``omp.llm.config``'s to say.
+more). What makes a provider unusable (no id, no api) is ``omp_llm.config``'s to say.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from omp.settings_check import shown_value
+from omp import shown_setting_value
 
 INPUT_KINDS = ("text", "image")
 
@@ -96,7 +96,8 @@ def checked_fields(
             continue
         instead = "ignored"
         if current.get(name) is not None:
-            instead = f"using {'the default ' if defaults else ''}{shown_value('', current[name])}"
-        got = shown_value(name, value)
+            shown = shown_setting_value("", current[name])
+            instead = f"using {'the default ' if defaults else ''}{shown}"
+        got = shown_setting_value(name, value)
         problems.append(f"{label}: {name}: expected {expected}, got {got} ({instead})")
     return kept

@@ -3,7 +3,7 @@
 Through ``client.stream`` httpx builds a Request, merges cookies and parameters, runs
 its auth and redirect machinery and event hooks, and reads the answer through four
 nested generators: ~0.4 ms a request against a local server, every turn. For a client
-``omp.llm.http.new_client`` made with its own transport (no proxies, and no auth,
+``omp_llm.http.new_client`` made with its own transport (no proxies, and no auth,
 cookies, parameters, redirects or event hooks in use) ``open_stream`` sends the same
 request - httpx's headers in httpx's order, the same body, the client's timeouts -
 through the same connection pools, and reads the answer as httpx would: the content
@@ -27,8 +27,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from omp.llm.body import BodyPieces
-from omp.llm.sse import SseLines
+from omp_llm.body import BodyPieces
+from omp_llm.sse import SseLines
 
 _CLIENTS: dict[int, tuple[weakref.ref[Any], Any]] = {}
 _TARGETS: dict[str, Any] = {}
@@ -328,7 +328,7 @@ def _modules() -> tuple[Any, Any]:
     if _httpcore is None:
         import logging
 
-        from omp.llm.http import import_httpx
+        from omp_llm.http import import_httpx
 
         _httpx = import_httpx()
         import httpcore

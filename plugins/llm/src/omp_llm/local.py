@@ -8,8 +8,9 @@ import urllib.request
 from dataclasses import replace
 from urllib.parse import urlsplit
 
-from omp.llm.config import ProviderConfig
-from omp.providers import Model
+from omp import Model
+
+from omp_llm.config import ProviderConfig
 
 
 def local_base_url(default: str) -> str:

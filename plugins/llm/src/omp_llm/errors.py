@@ -7,21 +7,10 @@ import json
 import re
 from typing import Any
 
+from omp import is_context_overflow, redact_keys
+
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504, 529}
 
-_OVERFLOW_PATTERNS = [
-    r"prompt is too long",
-    r"context[_ ]length[_ ]exceeded",
-    r"maximum context length",
-    r"context window",
-    r"too many tokens",
-    r"input is too long",
-    r"exceeds? the (?:model'?s? )?(?:maximum )?(?:context|token)",
-    r"request too large",
-    r"input token count.*exceeds",
-    r"reduce the length of the messages",
-]
-_OVERFLOW = re.compile("|".join(_OVERFLOW_PATTERNS), re.IGNORECASE)
 _RETRYABLE_TYPES = {
     "overloaded_error",
     "rate_limit_error",
@@ -86,18 +75,6 @@ class ProviderError(Exception):
         self.context_overflow = is_context_overflow(message)
 
 
-def is_context_overflow(message: str) -> bool:
-    return bool(_OVERFLOW.search(message or ""))
-
-
-def redact(text: str, secrets: list[str | None]) -> str:
-    """``text`` with every secret (and any recognisable key prefix) hidden."""
-    for secret in secrets:
-        if secret and len(secret) >= 6:
-            text = text.replace(secret, "[redacted]")
-    return re.sub(r"\b(sk-[A-Za-z0-9_\-]{3})[A-Za-z0-9_\-]{10,}", r"\1…[redacted]", text)
-
-
 _SECRET_HEADER = re.compile(
     r"cookie|authori[sz]ation|authenticate|api[-_]?key|secret|password|token$", re.IGNORECASE
 )
@@ -110,7 +87,7 @@ def redact_headers(headers: Any, secrets: list[str | None]) -> dict[str, str]:
     redacted = {}
     for name, value in items:
         secret = _SECRET_HEADER.search(str(name))
-        redacted[str(name).lower()] = "[redacted]" if secret else redact(str(value), secrets)
+        redacted[str(name).lower()] = "[redacted]" if secret else redact_keys(str(value), secrets)
     return redacted
 
 
@@ -172,7 +149,7 @@ def http_error(
     status: int, body: bytes | str, headers: Any = None, secrets: list[str | None] | None = None
 ) -> ProviderError:
     message, kind = explain_body(body)
-    message = redact(message, secrets or [])
+    message = redact_keys(message, secrets or [])
     label = f"HTTP {status}" + (f" {kind}" if kind else "")
     retryable = (
         status in RETRYABLE_STATUS or kind in _RETRYABLE_TYPES
@@ -190,7 +167,7 @@ def stream_error(
     message: str, kind: str | None = None, secrets: list[str | None] | None = None
 ) -> ProviderError:
     """An error event inside a 200 stream (Anthropic's overloaded_error, for example)."""
-    text = redact(message, secrets or [])
+    text = redact_keys(message, secrets or [])
     label = f"{kind}: {text}" if kind else text
     return ProviderError(
         label,
@@ -203,7 +180,7 @@ def stream_error(
 def transport_error(exc: BaseException, secrets: list[str | None] | None = None) -> ProviderError:
     """A connection-level failure (reset, refused, protocol error, timeout)."""
     name = type(exc).__name__
-    text = redact(" ".join(str(exc).split()) or name, secrets or [])
+    text = redact_keys(" ".join(str(exc).split()) or name, secrets or [])
     retryable = name in _TRANSPORT_ERRORS or isinstance(exc, ConnectionError | TimeoutError)
     return ProviderError(
         f"connection failed ({name}): {text}", retryable=retryable, kind="transport"

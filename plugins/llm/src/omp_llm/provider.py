@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from omp.errors import OmpError
-from omp.llm.config import ProviderConfig, auth_file, key_source, resolve_key, resolve_value
-from omp.llm.driver import run_stream
-from omp.llm.errors import ProviderError
-from omp.llm.incremental import WireCache
-from omp.providers import AssistantStream, LlmContext, Model, Provider, StreamOptions
+from omp import AssistantStream, LlmContext, Model, OmpError, Provider, StreamOptions
+
+from omp_llm.config import ProviderConfig, auth_file, key_source, resolve_key, resolve_value
+from omp_llm.driver import run_stream
+from omp_llm.errors import ProviderError
+from omp_llm.incremental import WireCache
 
 _CREDENTIAL = re.compile(r"auth|key|token|secret|cookie|password", re.IGNORECASE)
 """Header names whose values are credentials, hidden from every error message."""
@@ -31,7 +31,7 @@ class WireApi(Protocol):
 
     def attempt(self, request: Request, out: AssistantStream) -> AsyncIterator[dict[str, Any]]:
         """Send the request and yield text/thinking/toolcall events built with ``out``,
-        then ``out.done(...)``; raise omp.llm.errors.ProviderError on failure."""
+        then ``out.done(...)``; raise omp_llm.errors.ProviderError on failure."""
         ...
 
 
@@ -119,7 +119,7 @@ class HttpProvider(Provider):
         """A local server (Ollama) must answer; its installed models replace the list."""
         if self._local_checked is not False:
             return self._local_checked  # type: ignore[return-value]
-        from omp.llm.local import discover_models, local_base_url
+        from omp_llm.local import discover_models, local_base_url
 
         base = local_base_url(self.config.base_url)
         parts = urlsplit(base)
@@ -220,7 +220,7 @@ class UnusableProvider(Provider):
 
 def raise_for_error_event(data: dict[str, Any], secrets: list[str | None]) -> None:
     """For streams that report failure as an in-band error object."""
-    from omp.llm.errors import stream_error
+    from omp_llm.errors import stream_error
 
     error = data.get("error", data)
     if isinstance(error, dict):
@@ -236,6 +236,6 @@ def providers_for(
     """What an API plugin registers: every configured provider (catalogue and the
     user's models file) whose api it implements. ``wire`` may be a function returning
     the WireApi, called on the first request (the plugin's wire code loads then)."""
-    from omp.llm.config import load_providers
+    from omp_llm.config import load_providers
 
     return [HttpProvider(c, wire, agent_dir) for c in load_providers(agent_dir) if c.api == api]

@@ -18,11 +18,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from omp.atomic_write import write_file
-from omp.errors import OmpError
-from omp.llm.model_fields import MODEL_FIELDS, PROVIDER_FIELDS, checked_fields
-from omp.providers import Model
-from omp.settings_check import shown_path
+from omp import Model, OmpError, shown_settings_path, write_file
+
+from omp_llm.model_fields import MODEL_FIELDS, PROVIDER_FIELDS, checked_fields
 
 MODEL_DEFAULTS = {"contextWindow": 128_000, "maxTokens": 16_384}
 
@@ -79,7 +77,7 @@ def _model(
 
 @lru_cache(maxsize=1)
 def _catalogue() -> dict[str, Any]:
-    text = resources.files("omp.llm").joinpath("catalogue.json").read_text(encoding="utf-8")
+    text = resources.files("omp_llm").joinpath("catalogue.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 
@@ -208,7 +206,7 @@ def _apply_user_provider(
     a field of the wrong type is left out with a line in ``problems``."""
     if not isinstance(data, dict):
         raise ValueError("expected an object")
-    where = shown_path(path)
+    where = shown_settings_path(path)
     current = {"authHeader": True} if base is None else _provider_fields(base)
     label = f"{where}: provider {name}"
     data = checked_fields(data, PROVIDER_FIELDS, label, current, problems, defaults=base is None)

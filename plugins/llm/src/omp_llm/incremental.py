@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from omp.llm.body import PreparedBody, dumps
+from omp_llm.body import PreparedBody, dumps
 
 SLOTS = 4
 """Conversations remembered per provider (the main one, a compaction, subagents)."""

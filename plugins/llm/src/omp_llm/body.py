@@ -63,7 +63,7 @@ class PreparedBody:
 
     def view(self) -> dict[str, Any]:
         """The payload as handlers get it: theirs to change, the cached items untouched."""
-        from omp.copying import CopyOnRead
+        from omp import CopyOnRead
 
         view = dict(self.payload)
         if self.key is not None and self.key in view:

@@ -10,7 +10,7 @@ a client. What it saves on every run and request:
   across the requests of a run;
 - no import attempted per request: httpcore looks for ``sniffio`` on every lock it
   sets up, and a missing module is searched for on ``sys.path`` each time;
-- not httpx's request machinery for a provider request (``omp.llm.direct``: ~0.4 ms
+- not httpx's request machinery for a provider request (``omp_llm.direct``: ~0.4 ms
   a request);
 - not httpx's command-line client (``import httpx`` imports it, with click, rich and
   pygments, whenever they are installed: ~35 ms of a one-turn run).
@@ -23,8 +23,8 @@ import sys
 import threading
 from typing import Any
 
-from omp.llm import direct
-from omp.llm.transport import per_loop
+from omp_llm import direct
+from omp_llm.transport import per_loop
 
 _TLS: ssl.SSLContext | None = None
 _LOCK = threading.Lock()
@@ -44,7 +44,7 @@ def new_client(**options: Any) -> Any:
     provider transport applies its own) whose TLS context is the process's, made only
     when an https:// URL is first requested. With proxies in the environment httpx's
     own transports are kept, as only they honour them. ``stream_lines`` sends through
-    the client's pools directly (``omp.llm.direct``) unless ``options`` go beyond a
+    the client's pools directly (``omp_llm.direct``) unless ``options`` go beyond a
     timeout and headers."""
     import urllib.request
 
