@@ -49,7 +49,32 @@ def test_json_mode_still_carries_every_extension_error(omp_cli):
     assert len(turn_end) == 10
     assert turn_end[-1] == {
         "type": "extension_error",
-        "extensionPath": "ext:failing",
+        "extensionPath": str(ext),
         "event": "turn_end",
         "error": "RuntimeError: turn_end is broken",
     }
+
+
+FAILING_COMMAND = """
+import omp
+from omp.contrib import Command
+
+@omp.hookimpl
+def omp_register_commands(api):
+    def boom(args, ctx):
+        raise RuntimeError("the command is broken")
+
+    return [Command("boom", "always fails", boom)]
+"""
+
+
+def test_a_failing_slash_command_is_one_line_naming_plugin_and_command(omp_cli):
+    ext = omp_cli.extension(FAILING_COMMAND, "failing.py")
+    script = str(omp_cli.script([{"text": "never asked"}]))
+    proc = omp_cli("-p", "/boom", "--no-session", "-e", ext, "--script", script)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert "Traceback" not in proc.stderr
+    lines = [line for line in omp_cli.stderr_lines(proc) if "replaying the script" not in line]
+    assert lines == [
+        "omp: plugin ext:failing failed in command /boom: RuntimeError: the command is broken"
+    ], proc.stderr

@@ -3,7 +3,9 @@
 pluggy has no async support, so event hooks are not called through ``pm.hook``.
 Instead the dispatcher walks the implementations in pluggy's call order, passes each
 only the arguments it declares, awaits what is awaitable and combines results by the
-hook's rule (declared with ``@combine`` next to each spec in ``omp.hookspecs``).
+hook's rule (declared with ``@combine`` next to each spec in ``omp.hookspecs``; the
+kinds and the kernel's patches are in ``omp.hookrules``). Calling a hook name no spec
+declares raises ``UnknownHookError``.
 pluggy's wrappers (``wrapper=True`` and old-style ``hookwrapper=True``) run around the
 whole call, and pluggy's hook-call monitoring
 (``pm.add_hookcall_monitoring``) sees every call. Registration hooks are collected
@@ -17,75 +19,80 @@ calling task and a real interrupt from the user (``omp.hooktime.Interrupted``) p
 
 from __future__ import annotations
 
+import difflib
 import inspect
-import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from types import CoroutineType
 from typing import Any
 
 import pluggy
 
-from omp.events import (
-    BeforeAgentStartPatch,
-    CompactingPatch,
-    ContextPatch,
-    ExecutionOverride,
-    InputPatch,
-    ResourcesPatch,
-    SessionBeforeDecision,
-    SessionStopDecision,
-    ToolCallDecision,
-    ToolResultPatch,
-    patched_payload,
-)
+from omp.events import ToolCallDecision
+from omp.hookrules import ChainOutcome, HookRule, decides, validated
 from omp.hooktime import HookTimeouts, passes_through, run_sync, settle, within
 
-__all__ = ["RULES", "ChainOutcome", "HookDispatcher", "HookTimeouts", "rule_of"]
+__all__ = [
+    "RULES",
+    "ChainOutcome",
+    "HookDispatcher",
+    "HookTimeouts",
+    "UnknownHookError",
+    "declared_rule",
+    "rule_of",
+]
 
 
-def _declared_rules() -> dict[str, str]:
+def _declared_rules() -> dict[str, HookRule]:
     from omp import hookspecs
 
     return {
-        name: hookspecs.rule_of(spec)
+        name: hookspecs.declared_rule(spec)
         for name, spec in vars(hookspecs).items()
-        if name.startswith("omp_") and callable(spec)
+        if name.startswith("omp_") and not name.startswith("omp_register_") and callable(spec)
     }
 
 
-RULES: dict[str, str] = _declared_rules()
+RULES: dict[str, HookRule] = _declared_rules()
 """Each event hook's combination rule, as its spec declares it with ``@combine``."""
 
 ErrorReporter = Callable[[str, str, str], Awaitable[None] | None]
 
 
-@dataclass
-class ChainOutcome:
-    """What a chain hook produced: the event as patched, plus side results."""
+class UnknownHookError(LookupError):
+    """The kernel (or a plugin) called a hook name that no spec declares."""
 
-    event: Any
-    added_messages: list[dict[str, Any]] = field(default_factory=list)
-    handled: bool = False
+    def __init__(self, hook_name: str, known: list[str]) -> None:
+        close = difflib.get_close_matches(hook_name, known, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]}?" if close else ""
+        super().__init__(f"no hook spec declares {hook_name}{hint} (see omp.hookspecs)")
+
+
+def declared_rule(hook_name: str, pm: pluggy.PluginManager | None = None) -> HookRule:
+    """A hook's rule: the kernel spec's, else that of a spec a third party added to
+    ``pm`` (an observer unless it declares one). Raises UnknownHookError for a name
+    no spec declares."""
+    rule = RULES.get(hook_name)
+    if rule is not None:
+        return rule
+    caller = getattr(pm.hook, hook_name, None) if pm is not None else None
+    if caller is not None and caller.spec is not None:
+        from omp.hookspecs import declared_rule as of_spec
+
+        return of_spec(caller.spec.function)
+    known = [*RULES, *(n for n in vars(pm.hook) if not n.startswith("_"))] if pm else [*RULES]
+    raise UnknownHookError(hook_name, known)
 
 
 def rule_of(hook_name: str) -> str:
-    """A hook's rule; a hook spec added by a third party without ``@combine`` is an
-    observer."""
-    return RULES.get(hook_name, "observer")
+    """The kind of a kernel hook's rule (observer for a name the kernel does not
+    declare)."""
+    rule = RULES.get(hook_name)
+    return rule.kind if rule is not None else "observer"
 
 
 def _describe(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-
-
-def _coerce(result: Any, model: type) -> Any:
-    if result is None or isinstance(result, model):
-        return result
-    if isinstance(result, dict):
-        return model.model_validate(result)
-    raise TypeError(f"expected a dict or {model.__name__}, got {type(result).__name__}")
 
 
 class _Failed(Exception):
@@ -107,6 +114,7 @@ class HookDispatcher:
         self.pm = pm
         self._report_error = report_error
         self.timeouts = timeouts or HookTimeouts()
+        self._rules: dict[str, HookRule] = dict(RULES)
 
     def _impls(self, hook_name: str) -> tuple[list[pluggy.HookImpl], list[pluggy.HookImpl]]:
         """(wrappers, plain implementations), each in pluggy's call order."""
@@ -144,6 +152,13 @@ class HookDispatcher:
         if inspect.isawaitable(outcome):
             await outcome
 
+    def rule(self, hook_name: str) -> HookRule:
+        """The hook's declared rule; UnknownHookError for a name no spec declares."""
+        rule = self._rules.get(hook_name)
+        if rule is None:
+            rule = self._rules[hook_name] = declared_rule(hook_name, self.pm)
+        return rule
+
     async def call(self, hook_name: str, event: Any, ctx: Any = None, api: Any = None) -> Any:
         """Run every implementation of ``hook_name`` and combine by its rule.
 
@@ -152,12 +167,13 @@ class HookDispatcher:
         added by before_agent_start, whether input was handled); first_cancel ->
         the winning SessionBeforeDecision or None; first_result -> the winning
         ExecutionOverride or None. Wrappers see and may replace exactly this value.
+        Raises UnknownHookError when no spec declares ``hook_name``.
         """
+        rule = self._rules.get(hook_name) or self.rule(hook_name)
         wrappers, impls = self._impls(hook_name)
-        rule = rule_of(hook_name)
         monitors = getattr(self.pm, "omp_monitors", ())
         if not impls and not wrappers and not monitors:
-            return ChainOutcome(event) if rule == "chain" else None
+            return ChainOutcome(event) if rule.kind == "chain" else None
         kwargs = {"event": event, "ctx": ctx, "api": api}
         for before, _ in monitors:
             before(hook_name, [*wrappers, *impls], kwargs)
@@ -175,23 +191,26 @@ class HookDispatcher:
         return result
 
     async def _combine(
-        self, hook_name: str, rule: str, impls: list[pluggy.HookImpl], kwargs: dict[str, Any]
+        self, hook_name: str, rule: HookRule, impls: list[pluggy.HookImpl], kwargs: dict[str, Any]
     ) -> Any:
-        if rule == "observer":
+        kind = rule.kind
+        if kind == "observer":
             for impl in impls:
                 try:
                     await self._invoke(impl, hook_name, kwargs)
                 except _Failed as failed:
                     await self._report(impl, hook_name, failed.error)
             return None
-        if rule == "first_block":
-            return await self._first_block(hook_name, impls, kwargs)
-        if rule == "chain":
-            return await self._chain(hook_name, impls, kwargs)
-        model = SessionBeforeDecision if rule == "first_cancel" else ExecutionOverride
+        if kind == "first_block":
+            return await self._first_block(hook_name, rule, impls, kwargs)
+        if kind == "chain":
+            return await self._chain(hook_name, rule, impls, kwargs)
+        model = rule.model()
         for impl in impls:
             try:
-                result = _coerce(await self._invoke(impl, hook_name, kwargs), model)
+                result = await self._invoke(impl, hook_name, kwargs)
+                if model is not None:
+                    result = validated(result, model)
             except _Failed as failed:
                 await self._report(impl, hook_name, failed.error)
                 continue
@@ -200,19 +219,20 @@ class HookDispatcher:
                 continue
             if result is None:
                 continue
-            if rule == "first_result" or result.cancel or result.compaction or result.summary:
+            if kind == "first_result" or decides(result):
                 return result
         return None
 
     async def _first_block(
-        self, hook_name: str, impls: list[pluggy.HookImpl], kwargs: dict[str, Any]
+        self, hook_name: str, rule: HookRule, impls: list[pluggy.HookImpl], kwargs: dict[str, Any]
     ) -> Any:
         event = kwargs["event"]
+        model = rule.model() or ToolCallDecision
         revised: dict[str, Any] | None = None
-        asker: ToolCallDecision | None = None
+        asker: Any = None
         for impl in impls:
             try:
-                decision = _coerce(await self._invoke(impl, hook_name, kwargs), ToolCallDecision)
+                decision = validated(await self._invoke(impl, hook_name, kwargs), model)
             except _Failed as failed:
                 return await self._fail_closed(impl, hook_name, failed.error)
             except Exception as exc:
@@ -229,9 +249,7 @@ class HookDispatcher:
                 kwargs = {**kwargs, "event": event}
         if revised is None and asker is None:
             return None
-        return ToolCallDecision(
-            input=revised, ask=asker is not None, reason=asker.reason if asker else None
-        )
+        return model(input=revised, ask=asker is not None, reason=asker.reason if asker else None)
 
     async def _fail_closed(
         self, impl: pluggy.HookImpl, hook_name: str, exc: BaseException
@@ -244,21 +262,15 @@ class HookDispatcher:
         return ToolCallDecision(block=True, reason=reason)
 
     async def _chain(
-        self, hook_name: str, impls: list[pluggy.HookImpl], kwargs: dict[str, Any]
-    ) -> Any:
+        self, hook_name: str, rule: HookRule, impls: list[pluggy.HookImpl], kwargs: dict[str, Any]
+    ) -> ChainOutcome[Any]:
         event = kwargs["event"]
-        if hook_name == "omp_context":
-            from omp.copying import CopyOnRead
-
-            start = event.model_copy(update={"messages": CopyOnRead(event.messages)})
-        else:
-            start = event.model_copy()
-        outcome = ChainOutcome(start)
+        outcome = ChainOutcome(rule.start(event) if rule.start else event.model_copy())
         for impl in impls:
             try:
                 result = await self._invoke(impl, hook_name, {**kwargs, "event": outcome.event})
                 if result is not None:
-                    _apply_patch(hook_name, outcome, result)
+                    _apply(rule, outcome, result)
             except _Failed as failed:
                 await self._report(impl, hook_name, failed.error)
                 continue
@@ -267,9 +279,8 @@ class HookDispatcher:
                 continue
             if outcome.handled:
                 break
-        messages = getattr(outcome.event, "messages", None)
-        if hook_name == "omp_context" and hasattr(messages, "settled"):
-            outcome.event.messages = messages.settled()
+        if rule.finish is not None:
+            rule.finish(outcome.event)
         return outcome
 
     # -- wrappers -------------------------------------------------------------------
@@ -277,7 +288,7 @@ class HookDispatcher:
     async def _wrapped(
         self,
         hook_name: str,
-        rule: str,
+        rule: HookRule,
         wrappers: list[pluggy.HookImpl],
         impls: list[pluggy.HookImpl],
         kwargs: dict[str, Any],
@@ -313,7 +324,7 @@ class HookDispatcher:
         return result
 
     def _leave(
-        self, impl: pluggy.HookImpl, hook_name: str, rule: str, generator: Any, result: Any
+        self, impl: pluggy.HookImpl, hook_name: str, rule: HookRule, generator: Any, result: Any
     ) -> Any:
         """Send the result into one wrapper (a generator, as pluggy requires); what it
         makes of it."""
@@ -326,89 +337,38 @@ class HookDispatcher:
                 pass
             else:
                 raise RuntimeError("an old-style hookwrapper must yield only once")
-            return _as_result(hook_name, rule, outcome.get_result(), result)
+            return _as_result(rule, outcome.get_result(), result)
         try:
             run_sync(limit, generator.send, result)
         except StopIteration as stop:
-            return _as_result(hook_name, rule, stop.value, result)
+            return _as_result(rule, stop.value, result)
         raise RuntimeError("a wrapper must yield only once")
 
     async def _wrapper_failed(
-        self, impl: pluggy.HookImpl, hook_name: str, rule: str, exc: BaseException
+        self, impl: pluggy.HookImpl, hook_name: str, rule: HookRule, exc: BaseException
     ) -> Any:
-        if rule == "first_block":
+        if rule.kind == "first_block":
             return await self._fail_closed(impl, hook_name, exc)
         await self._report(impl, hook_name, exc)
         return None
 
 
-def _as_result(hook_name: str, rule: str, returned: Any, previous: Any) -> Any:
+def _as_result(rule: HookRule, returned: Any, previous: Any) -> Any:
     """A wrapper's return value in the form of the hook's combined result."""
-    if rule == "observer":
+    if rule.kind == "observer":
         return None
-    if rule == "chain":
+    if rule.kind == "chain":
         if isinstance(returned, ChainOutcome) or returned is None:
             return returned or previous
-        _apply_patch(hook_name, previous, returned)
+        _apply(rule, previous, returned)
         return previous
-    model = {"first_block": ToolCallDecision, "first_cancel": SessionBeforeDecision}.get(
-        rule, ExecutionOverride
-    )
-    return _coerce(returned, model)
+    model = rule.model()
+    return validated(returned, model) if model is not None else returned
 
 
-def _apply_patch(hook_name: str, outcome: ChainOutcome, result: Any) -> None:
-    """Apply one handler's partial patch to the chained event."""
-    event = outcome.event
-    if hook_name == "omp_tool_result":
-        patch = _coerce(result, ToolResultPatch)
-        for name in patch.model_fields_set & {"content", "details", "is_error"}:
-            setattr(event, name, getattr(patch, name))
-        return
-    if hook_name == "omp_context":
-        patch = _coerce(result, ContextPatch)
-        if patch.messages is not None:
-            event.messages = list(patch.messages)
-        return
-    if hook_name == "omp_input":
-        patch = _coerce(result, InputPatch)
-        if patch.text is not None:
-            event.text = patch.text
-        if patch.images is not None:
-            event.images = patch.images
-        outcome.handled = patch.handled
-        return
-    if hook_name == "omp_before_agent_start":
-        patch = _coerce(result, BeforeAgentStartPatch)
-        if patch.system_prompt is not None:
-            event.system_prompt = list(patch.system_prompt)
-        if patch.message is not None:
-            outcome.added_messages.append(patch.message)
-        return
-    if hook_name == "omp_resources_discover":
-        patch = _coerce(result, ResourcesPatch)
-        for name in ("skill_paths", "prompt_paths", "theme_paths", "rule_paths"):
-            found = getattr(event, name)
-            for path in getattr(patch, name) or []:
-                absolute = os.path.join(event.cwd, os.path.expanduser(str(path)))
-                if absolute not in found:
-                    found.append(absolute)
-        return
-    if hook_name == "omp_before_provider_request":
-        event.payload = patched_payload(event.payload, result)
-        return
-    if hook_name == "omp_session_compacting":
-        patch = _coerce(result, CompactingPatch)
-        event.context = [*event.context, *(str(line) for line in patch.context or [])]
-        if patch.prompt is not None:
-            event.prompt = patch.prompt
-        if patch.preserve_data is not None:
-            event.preserve_data = patch.preserve_data
-        return
-    if hook_name == "omp_session_stop":
-        text = _coerce(result, SessionStopDecision).continuation()
-        if text is not None:
-            outcome.added_messages.append({"custom_type": "session_stop", "content": text})
-            outcome.handled = True  # the first that continues or blocks wins
-        return
-    raise KeyError(f"no chain rule for {hook_name}")
+def _apply(rule: HookRule, outcome: ChainOutcome[Any], result: Any) -> None:
+    """Apply one handler's result to the chained event, validated against the result
+    model the hook declares (unknown keys raise)."""
+    model = rule.model()
+    assert rule.patch is not None  # combine() requires it for a chain
+    rule.patch(outcome, validated(result, model) if model is not None else result)

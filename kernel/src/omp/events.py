@@ -17,6 +17,9 @@ from omp.messages import AssistantMessage, ToolResultMessage, WireModel, now_ms
 
 
 class Event(WireModel):
+    """Base of every event: ``type`` is omp's event name, so an event serialises as omp writes
+    it."""
+
     type: str
 
 
@@ -24,21 +27,29 @@ class Event(WireModel):
 
 
 class AgentStartEvent(Event):
+    """The agent starts working on a prompt (before its first model request)."""
+
     type: Literal["agent_start"] = "agent_start"
 
 
 class AgentEndEvent(Event):
+    """The agent stopped: ``messages`` are the ones this run added."""
+
     type: Literal["agent_end"] = "agent_end"
     messages: list[Any] = Field(default_factory=list)
 
 
 class TurnStartEvent(Event):
+    """A turn begins: one model response and the tool calls it asks for."""
+
     type: Literal["turn_start"] = "turn_start"
     turn_index: int = 0
     timestamp: int = Field(default_factory=now_ms)
 
 
 class TurnEndEvent(Event):
+    """A turn ended: the assistant ``message`` and the ``tool_results`` of its calls."""
+
     type: Literal["turn_end"] = "turn_end"
     turn_index: int = 0
     message: Any = None
@@ -46,22 +57,31 @@ class TurnEndEvent(Event):
 
 
 class MessageStartEvent(Event):
+    """A message enters the conversation (user, assistant, tool result, custom)."""
+
     type: Literal["message_start"] = "message_start"
     message: Any
 
 
 class MessageUpdateEvent(Event):
+    """A streamed assistant message changed; ``assistant_message_event`` says how (text,
+    thinking or tool-call delta)."""
+
     type: Literal["message_update"] = "message_update"
     message: Any
     assistant_message_event: dict[str, Any]
 
 
 class MessageEndEvent(Event):
+    """A message is complete and stored."""
+
     type: Literal["message_end"] = "message_end"
     message: Any
 
 
 class ToolExecutionStartEvent(Event):
+    """A tool starts running with ``args`` (after tool_call let it through)."""
+
     type: Literal["tool_execution_start"] = "tool_execution_start"
     tool_call_id: str
     tool_name: str
@@ -69,6 +89,8 @@ class ToolExecutionStartEvent(Event):
 
 
 class ToolExecutionUpdateEvent(Event):
+    """A running tool reported a ``partial_result`` (live output)."""
+
     type: Literal["tool_execution_update"] = "tool_execution_update"
     tool_call_id: str
     tool_name: str
@@ -77,6 +99,8 @@ class ToolExecutionUpdateEvent(Event):
 
 
 class ToolExecutionEndEvent(Event):
+    """A tool finished: its ``result`` and whether it is an error."""
+
     type: Literal["tool_execution_end"] = "tool_execution_end"
     tool_call_id: str
     tool_name: str
@@ -97,6 +121,8 @@ class ToolApprovalRequestedEvent(Event):
 
 
 class ToolApprovalResolvedEvent(Event):
+    """The user (or a policy) answered a tool approval request."""
+
     type: Literal["tool_approval_resolved"] = "tool_approval_resolved"
     session_id: str
     tool_call_id: str
@@ -106,6 +132,9 @@ class ToolApprovalResolvedEvent(Event):
 
 
 class ToolCallEvent(Event):
+    """The model asked for a tool: a handler may block it (``ToolCallDecision``) before it
+    runs."""
+
     type: Literal["tool_call"] = "tool_call"
     tool_call_id: str
     tool_name: str
@@ -113,6 +142,8 @@ class ToolCallEvent(Event):
 
 
 class ToolResultEvent(Event):
+    """A tool's result before the model sees it: handlers may patch it (``ToolResultPatch``)."""
+
     type: Literal["tool_result"] = "tool_result"
     tool_call_id: str
     tool_name: str
@@ -123,11 +154,17 @@ class ToolResultEvent(Event):
 
 
 class ContextEvent(Event):
+    """The messages about to be sent to the model, a copy handlers may replace
+    (``ContextPatch``)."""
+
     type: Literal["context"] = "context"
     messages: list[Any]
 
 
 class InputEvent(Event):
+    """What the user typed (or a plugin sent), before anything acts on it: handlers may rewrite
+    or handle it (``InputPatch``)."""
+
     type: Literal["input"] = "input"
     text: str
     images: list[Any] | None = None
@@ -135,6 +172,9 @@ class InputEvent(Event):
 
 
 class BeforeAgentStartEvent(Event):
+    """A prompt is about to start the agent: handlers may add a message or change the system
+    prompt (``BeforeAgentStartPatch``)."""
+
     type: Literal["before_agent_start"] = "before_agent_start"
     prompt: str
     images: list[Any] | None = None
@@ -145,10 +185,15 @@ class BeforeAgentStartEvent(Event):
 
 
 class ExtensionErrorEvent(Event):
+    """A plugin's handler failed. ``extension_path`` is the plugin's source file (as in
+    omp); ``extension_name`` its name as ``omp plugins`` lists it (``ext:<stem>`` for an
+    extension file), not on the wire."""
+
     type: Literal["extension_error"] = "extension_error"
     extension_path: str
     event: str
     error: str
+    extension_name: str = Field(default="", exclude=True)
     occurrence: int = Field(default=1, exclude=True)
     """How many times this plugin's handler of this hook has failed in the session, this
     time included (not on the wire): modes show the first to the user, and the session
@@ -156,6 +201,8 @@ class ExtensionErrorEvent(Event):
 
 
 class NoticeEvent(Event):
+    """A message for the user from the harness or a plugin (``level``: info, warning, error)."""
+
     type: Literal["notice"] = "notice"
     level: Literal["info", "warning", "error"] = "info"
     message: str
@@ -163,17 +210,23 @@ class NoticeEvent(Event):
 
 
 class QueueUpdateEvent(Event):
+    """The queued steering and follow-up messages changed."""
+
     type: Literal["queue_update"] = "queue_update"
     steering: list[str] = Field(default_factory=list)
     follow_up: list[str] = Field(default_factory=list)
 
 
 class ModelChangedEvent(Event):
+    """The session's model changed."""
+
     type: Literal["model_changed"] = "model_changed"
     model: str
 
 
 class ThinkingLevelChangedEvent(Event):
+    """The session's thinking level changed."""
+
     type: Literal["thinking_level_changed"] = "thinking_level_changed"
     thinking_level: str
 
@@ -189,6 +242,8 @@ class ModelSelectEvent(Event):
 
 
 class ThinkingLevelSelectEvent(Event):
+    """Someone chose a thinking level (``source``: user, command, plugin, cycle)."""
+
     type: Literal["thinking_level_select"] = "thinking_level_select"
     level: str
     previous_level: str | None = None
@@ -232,6 +287,8 @@ class McpNotificationEvent(Event):
 
 
 class AutoRetryStartEvent(Event):
+    """A failed model request will be sent again after ``delay_ms``."""
+
     type: Literal["auto_retry_start"] = "auto_retry_start"
     attempt: int
     max_attempts: int
@@ -240,6 +297,8 @@ class AutoRetryStartEvent(Event):
 
 
 class AutoRetryEndEvent(Event):
+    """Automatic retries ended, with success or with the ``final_error``."""
+
     type: Literal["auto_retry_end"] = "auto_retry_end"
     success: bool
     attempt: int
@@ -257,6 +316,8 @@ class RetryFallbackAppliedEvent(Event):
 
 
 class RetryFallbackSucceededEvent(Event):
+    """A request sent to a fallback model succeeded."""
+
     type: Literal["retry_fallback_succeeded"] = "retry_fallback_succeeded"
     model: str
     role: str = "default"
@@ -297,23 +358,32 @@ class SessionStartEvent(Event):
 
 
 class SessionBeforeSwitchEvent(Event):
+    """Another session is about to become current (new or resume): a handler may cancel."""
+
     type: Literal["session_before_switch"] = "session_before_switch"
-    reason: Literal["new", "resume", "fork"]
+    reason: Literal["new", "resume"]
+    """A fork asks session_before_fork instead (one before-event per action)."""
     target_session_file: str | None = None
 
 
 class SessionSwitchEvent(Event):
+    """Another session became current."""
+
     type: Literal["session_switch"] = "session_switch"
     reason: str
     previous_session_file: str | None = None
 
 
 class SessionBeforeBranchEvent(Event):
+    """The conversation is about to continue from an earlier entry: a handler may cancel."""
+
     type: Literal["session_before_branch"] = "session_before_branch"
     entry_id: str
 
 
 class SessionBranchEvent(Event):
+    """The conversation now continues from an earlier entry."""
+
     type: Literal["session_branch"] = "session_branch"
     previous_session_file: str | None = None
 
@@ -328,6 +398,8 @@ class SessionBeforeForkEvent(Event):
 
 
 class SessionForkEvent(Event):
+    """A new session file was made from part of this one."""
+
     type: Literal["session_fork"] = "session_fork"
     previous_session_file: str | None = None
     entry_id: str
@@ -360,6 +432,8 @@ class SessionCompactingEvent(Event):
 
 
 class SessionCompactEvent(Event):
+    """The older conversation was replaced by a summary (``compaction_entry``)."""
+
     type: Literal["session_compact"] = "session_compact"
     compaction_entry: Any = None
     from_extension: bool = False
@@ -377,6 +451,9 @@ class TreePreparation(WireModel):
 
 
 class SessionBeforeTreeEvent(Event):
+    """The user is about to move in the session tree: a handler may cancel or supply the branch
+    summary."""
+
     type: Literal["session_before_tree"] = "session_before_tree"
     preparation: TreePreparation
     signal: Any = Field(default=None, exclude=True)
@@ -419,6 +496,9 @@ class SessionShutdownEvent(Event):
 
 
 class UserBashEvent(Event):
+    """The user ran ``!command`` (``!!`` keeps it out of the model's context): a handler may
+    run it instead."""
+
     type: Literal["user_bash"] = "user_bash"
     command: str
     exclude_from_context: bool = False
@@ -426,6 +506,9 @@ class UserBashEvent(Event):
 
 
 class UserPythonEvent(Event):
+    """The user ran ``$code`` (``$$`` keeps it out of the model's context): a handler may run
+    it instead."""
+
     type: Literal["user_python"] = "user_python"
     code: str
     exclude_from_context: bool = False
@@ -484,16 +567,24 @@ class ToolResultPatch(WireModel):
 
 
 class ContextPatch(WireModel):
+    """What a ``context`` handler returns: the messages to send instead."""
+
     messages: list[Any] | None = None
 
 
 class InputPatch(WireModel):
+    """What an ``input`` handler returns: ``handled`` stops the input there;
+    ``text``/``images`` replace it."""
+
     handled: bool = False
     text: str | None = None
     images: list[Any] | None = None
 
 
 class BeforeAgentStartPatch(WireModel):
+    """What a ``before_agent_start`` handler returns: a ``message`` to add and/or a new
+    ``system_prompt``."""
+
     message: dict[str, Any] | None = None
     system_prompt: list[str] | None = None
 

@@ -1,9 +1,10 @@
 """The hook reference, rendered from the hook specs: ``python -m omp.hookdoc > docs/HOOKS.md``.
 
 Each hook gets its family (the section of ``omp.hookspecs`` it is declared in), its
-combination rule (``@combine``), the fields of its event model (``omp.events``) and
-the parts of its docstring (When / Args / Returns / Combination / Raising). A test
-fails when docs/HOOKS.md differs from what this prints.
+combination rule and result model (both declared with ``@combine``, ``omp.hookrules``),
+the fields of its event model (``omp.events``) and the parts of its docstring
+(When / Args / Returns / Combination / Raising); the result models follow, with the
+keys they accept. A test fails when docs/HOOKS.md differs from what this prints.
 """
 
 from __future__ import annotations
@@ -54,19 +55,56 @@ def render() -> str:
         "",
         "## Contents",
         "",
-        "| hook | family | combination rule |",
-        "|---|---|---|",
+        "| hook | family | combination rule | result model |",
+        "|---|---|---|---|",
     ]
     for family, name, spec in entries:
-        rule = "collects lists" if _is_registration(name) else hookspecs.rule_of(spec)
-        lines.append(f"| [`{name}`](#{name}) | {family} | `{rule}` |")
+        rule = hookspecs.declared_rule(spec)
+        kind = "collects lists" if _is_registration(name) else rule.kind
+        result = f"[`{rule.result}`](#{rule.result.lower()})" if rule.result else ""
+        lines.append(f"| [`{name}`](#{name}) | {family} | `{kind}` | {result} |")
     current = None
     for family, name, spec in entries:
         if family != current:
             lines += ["", f"## {family[:1].upper()}{family[1:]}"]
             current = family
         lines += ["", *_hook(family, name, spec)]
+    lines += ["", *_result_models(entries)]
     return "\n".join(lines).rstrip() + "\n"
+
+
+RESULTS_INTRO = """\
+A handler may return the model (`from omp.events import InputPatch`; the lead's public
+API re-exports them from `omp`) or a plain dict with the same keys, in snake_case or
+camelCase. A key the model does not have is an error: the handler's result is ignored
+and an `extension_error` names the plugin, the hook and the key (for `omp_tool_call`
+the tool is blocked: fail-closed). `omp_before_provider_request` takes no model: what
+it returns is a patch or the new payload (see the hook)."""
+
+
+def _result_models(entries: list[tuple[str, str, Callable[..., Any]]]) -> list[str]:
+    from omp import events, hookspecs
+
+    users: dict[str, list[str]] = {}
+    for _, name, spec in entries:
+        result = hookspecs.declared_rule(spec).result
+        if result:
+            users.setdefault(result, []).append(name)
+    lines = ["## Result models", "", *RESULTS_INTRO.splitlines()]
+    for result, hooks in users.items():
+        model = getattr(events, result)
+        used = ", ".join(f"[`{h}`](#{h})" for h in hooks)
+        lines += ["", f"### `{result}`", "", f"Returned from {used}."]
+        doc = _dedent(model.__doc__ or "")
+        if doc and not doc.startswith(f"{result}("):
+            lines += ["", " ".join(doc.split())]
+        lines += ["", "| key | also accepted as | type | default |", "|---|---|---|---|"]
+        for field_name, field in model.model_fields.items():
+            alias = field.alias or field_name
+            camel = f"`{alias}`" if alias != field_name else ""
+            annotation = _type(field.annotation)
+            lines.append(f"| `{field_name}` | {camel} | `{annotation}` | {_default(field)} |")
+    return lines
 
 
 def _hook(family: str, name: str, spec: Callable[..., Any]) -> list[str]:
@@ -75,10 +113,15 @@ def _hook(family: str, name: str, spec: Callable[..., Any]) -> list[str]:
     signature = ", ".join(inspect.signature(spec).parameters)
     kind = "registration" if _is_registration(name) else "event"
     lines = [f"### `{name}`", "", "```python", f"def {name}({signature}): ...", "```", ""]
+    declared = hookspecs.declared_rule(spec)
     if _is_registration(name):
         rule = "**Combination rule:** every plugin's list is collected (registration hook)"
     else:
-        rule = f"**Combination rule:** `{hookspecs.rule_of(spec)}`"
+        rule = f"**Combination rule:** `{declared.kind}`"
+        if declared.result:
+            rule += f"; result model [`{declared.result}`](#{declared.result.lower()})"
+        if declared.patch is not None:
+            rule += f"; patch `omp.hookrules.{declared.patch.__name__}`"
     lines += [f"Family: {kind} ({family}). {rule}", ""]
     summary, parts = _docstring(spec.__doc__ or "")
     lines += [summary, ""]

@@ -23,6 +23,12 @@ with ``@combine(...)`` next to its spec:
 * ``first_result`` - the first non-None result replaces the default behaviour.
 * ``observer`` - every handler runs; return values are ignored.
 
+``@combine`` also names the result model a handler returns (``omp.events``: the model
+itself, or a dict of its snake_case or camelCase keys) and, for a chain, the patch that
+applies it (``omp.hookrules``). A key the model lacks is an error reported against the
+plugin; the kernel calls hooks through the typed facade ``omp.hooks.Hooks``, and a
+hook name no spec declares raises ``omp.dispatch.UnknownHookError``.
+
 Call order is pluggy's: ``tryfirst`` implementations first, ``trylast`` last, and
 otherwise the most recently registered first. Outside ``first_block``, a handler that
 raises is reported as an ``extension_error`` event naming the plugin and the hook, and
@@ -35,6 +41,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import pluggy
+
+from omp import hookrules
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -90,17 +98,31 @@ if TYPE_CHECKING:
         UserBashEvent,
         UserPythonEvent,
     )
+    from omp.settings_schema import SettingSpec
 
 hookspec = pluggy.HookspecMarker("omp")
 
-RULES = ("observer", "first_block", "chain", "first_cancel", "first_result")
+RULES = hookrules.KINDS
 
 
-def combine(rule: str) -> Callable[[F], F]:
-    """Declare how the results of an event hook's implementations combine (one of
-    ``RULES``, described in this module's docstring); ``omp.dispatch`` reads it."""
-    if rule not in RULES:
-        raise ValueError(f"unknown combination rule {rule!r}")
+def combine(
+    kind: hookrules.Kind,
+    *,
+    result: str | None = None,
+    patch: hookrules.Patch | None = None,
+    start: Callable[[Any], Any] | None = None,
+    finish: Callable[[Any], None] | None = None,
+) -> Callable[[F], F]:
+    """Declare how the results of an event hook's implementations combine: the kind
+    (one of ``RULES``, described in this module's docstring), the result model handlers
+    return (its name in ``omp.events``) and, for a chain, the patch that applies one
+    result (``omp.hookrules``). ``omp.dispatch`` reads it; a third party's spec may
+    declare its own."""
+    if kind not in RULES:
+        raise ValueError(f"unknown combination rule {kind!r}")
+    if kind == "chain" and patch is None:
+        raise ValueError("a chain rule needs a patch")
+    rule = hookrules.HookRule(kind, result, patch, start, finish)
 
     def mark(spec: F) -> F:
         spec.omp_rule = rule  # type: ignore[attr-defined]
@@ -109,9 +131,14 @@ def combine(rule: str) -> Callable[[F], F]:
     return mark
 
 
+def declared_rule(spec: Callable[..., Any]) -> hookrules.HookRule:
+    """The rule a hook spec declares (an observer's when it declares none)."""
+    return getattr(spec, "omp_rule", hookrules.OBSERVER)
+
+
 def rule_of(spec: Callable[..., Any]) -> str:
-    """The combination rule a hook spec declares (observer when it declares none)."""
-    return getattr(spec, "omp_rule", "observer")
+    """The kind of combination rule a hook spec declares (observer when it declares none)."""
+    return declared_rule(spec).kind
 
 
 # -- registration hooks -------------------------------------------------------------
@@ -124,8 +151,11 @@ def omp_register_tools(api: OmpAPI) -> list[Any] | None:
     When: once, while the runtime is built (before any session event).
     Args: ``api`` - the runtime actions object; actions raise until loading is done.
     Returns: a list of ``omp.tools.Tool`` objects, or None.
-    Combination: all lists are concatenated; two tools with one name is an error that
-    names both plugins. Order: sorted by name.
+    Combination: all lists are concatenated. A tool declaring ``overrides=<its name>``
+    replaces the other plugin's tool of that name whatever the load order (the replaced
+    one stays reachable with ``api.get_tool(name, overridden=True)``); two tools with
+    one name and no such declaration is a clash, reported naming both plugins, and the
+    plugin loaded first keeps the name (``omp.tool_overrides``). Order: sorted by name.
     Raising: the plugin is reported as failed and its tools are missing.
     """
 
@@ -220,6 +250,44 @@ def omp_register_renderers(api: OmpAPI) -> list[Any] | None:
     """
 
 
+@hookspec
+def omp_register_settings(api: OmpAPI) -> list[SettingSpec] | None:
+    """Declare the settings a plugin reads, so ``omp config`` accepts, checks and shows
+    them and a value of the wrong type in a settings file is reported at start.
+
+    When: once, while the runtime is built (every command, ``omp --help`` included),
+    right after the plugins load, before the command line is parsed, so an
+    implementation must be cheap.
+    Args: ``api`` - the runtime actions object; actions raise until loading is done.
+    Returns: a list of ``omp.settings_schema.SettingSpec`` (key, type, default,
+    description; ``secret=True`` hides the value wherever omp shows settings), or None.
+    The plugin reads its values as any setting (``ctx.settings.get(key)``), the declared
+    default applying when no layer sets one.
+    Combination: concatenated; a key two plugins declare is an error naming both
+    (the first called is kept); a key the kernel owns, or a declaration whose default
+    does not fit its type, is refused naming the plugin. A disabled or blocked plugin
+    declares nothing.
+    Raising: the plugin is reported as degraded and its settings are unknown.
+    """
+
+
+@hookspec
+def omp_register_provider_configs(api: OmpAPI) -> list[Any] | None:
+    """Contribute readers of the user's provider configuration (models.json, auth.json),
+    so the kernel can report its problems, list the custom providers no plugin serves,
+    and hide the credentials it holds, without knowing its format.
+
+    When: on first need, after the runtime is built: ``omp models``, start-up problem
+    reports, opening a session (model registry and secrets), ``omp sessions export``.
+    Args: ``api`` - the runtime actions object.
+    Returns: a list of ``omp.contrib.ProviderConfigSource`` objects, or None.
+    Combination: concatenated; a duplicate source name is an error naming both. Every
+    source is asked; problems, providers, key names and secrets are all kept.
+    Raising: the plugin is reported as failed and its sources are missing; a source
+    whose ``problems`` raises is reported as a problem, one whose secrets raise adds none.
+    """
+
+
 # -- session events -----------------------------------------------------------------
 
 
@@ -231,7 +299,9 @@ def omp_session_start(event: SessionStartEvent, ctx: HandlerContext, api: OmpAPI
     When: once per session, after plugins load and the session file is open (reason
     ``startup``); again each time a new, resumed or forked session replaces it (reason
     ``new``, ``resume``, ``fork``), after the old one's session_shutdown. ``ctx.state``
-    is then the new session's (empty): rebuild plugin state here.
+    is then the new session's (empty) and the tools and commands registered for the old
+    session alone are gone: rebuild plugin state and re-register them here
+    (``api.process_state`` and ``scope="process"`` registrations are kept).
     Args: ``event`` (SessionStartEvent: reason, previous_session_file), ``ctx``,
     ``api`` (actions now work).
     Returns: ignored. Combination: every handler runs.
@@ -240,15 +310,15 @@ def omp_session_start(event: SessionStartEvent, ctx: HandlerContext, api: OmpAPI
 
 
 @hookspec
-@combine("first_cancel")
+@combine("first_cancel", result="SessionBeforeDecision")
 def omp_session_before_switch(
     event: SessionBeforeSwitchEvent, ctx: HandlerContext, api: OmpAPI
 ) -> Any:
-    """A switch to another session (new, resume, fork) is about to happen.
+    """A switch to another session (new, resume) is about to happen.
 
     When: before the current session is left: ``ctx.new_session()`` (reason ``new``),
-    ``ctx.switch_session(path)`` (``resume``), ``ctx.fork(entry_id)`` (``fork``, after
-    session_before_fork allowed it).
+    ``ctx.switch_session(path)`` (``resume``). A fork asks session_before_fork instead:
+    each action has one before-event, so a guard asks the user once.
     Args: ``event`` (SessionBeforeSwitchEvent: reason, target_session_file - the file
     to resume, else None).
     Returns: ``{"cancel": True}`` to stop the switch, or None.
@@ -272,7 +342,7 @@ def omp_session_switch(event: SessionSwitchEvent, ctx: HandlerContext, api: OmpA
 
 
 @hookspec
-@combine("first_cancel")
+@combine("first_cancel", result="SessionBeforeDecision")
 def omp_session_before_branch(
     event: SessionBeforeBranchEvent, ctx: HandlerContext, api: OmpAPI
 ) -> Any:
@@ -298,12 +368,12 @@ def omp_session_branch(event: SessionBranchEvent, ctx: HandlerContext, api: OmpA
 
 
 @hookspec
-@combine("first_cancel")
+@combine("first_cancel", result="SessionBeforeDecision")
 def omp_session_before_fork(event: SessionBeforeForkEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """The session is about to be forked into a new session file.
 
-    When: on ``ctx.fork(entry_id, position)`` (omp's ``/fork``), before
-    session_before_switch (reason ``fork``) and before anything is written.
+    When: on ``ctx.fork(entry_id, position)`` (omp's ``/fork``), before anything is
+    written; the fork's only before-event (session_before_switch is not asked).
     Args: ``event`` (SessionBeforeForkEvent: entry_id, position - ``before``: the new
     session ends before the entry; ``at``: it ends with it).
     Returns: ``{"cancel": True}`` to stop the fork, or None.
@@ -326,7 +396,7 @@ def omp_session_fork(event: SessionForkEvent, ctx: HandlerContext, api: OmpAPI) 
 
 
 @hookspec
-@combine("first_cancel")
+@combine("first_cancel", result="SessionBeforeDecision")
 def omp_session_before_compact(
     event: SessionBeforeCompactEvent, ctx: HandlerContext, api: OmpAPI
 ) -> Any:
@@ -341,7 +411,7 @@ def omp_session_before_compact(
 
 
 @hookspec
-@combine("chain")
+@combine("chain", result="CompactingPatch", patch=hookrules.patch_compacting)
 def omp_session_compacting(event: SessionCompactingEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """Compaction is running with the messages it will summarise.
 
@@ -367,7 +437,7 @@ def omp_session_compact(event: SessionCompactEvent, ctx: HandlerContext, api: Om
 
 
 @hookspec
-@combine("first_cancel")
+@combine("first_cancel", result="SessionBeforeDecision")
 def omp_session_before_tree(event: SessionBeforeTreeEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """Navigation to another point of the session tree is about to happen.
 
@@ -398,7 +468,7 @@ def omp_session_tree(event: SessionTreeEvent, ctx: HandlerContext, api: OmpAPI) 
 
 
 @hookspec
-@combine("chain")
+@combine("chain", result="SessionStopDecision", patch=hookrules.patch_session_stop)
 def omp_session_stop(event: SessionStopEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """The agent is about to stop: the model answered without calling a tool and no
     steering or follow-up message waits.
@@ -435,7 +505,7 @@ def omp_session_shutdown(event: SessionShutdownEvent, ctx: HandlerContext, api: 
 
 
 @hookspec
-@combine("chain")
+@combine("chain", result="InputPatch", patch=hookrules.patch_input)
 def omp_input(event: InputEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """User input arrived, before commands are matched or the agent runs.
 
@@ -450,7 +520,7 @@ def omp_input(event: InputEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
 
 
 @hookspec
-@combine("chain")
+@combine("chain", result="BeforeAgentStartPatch", patch=hookrules.patch_before_agent_start)
 def omp_before_agent_start(event: BeforeAgentStartEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """A prompt is about to start the agent.
 
@@ -512,7 +582,13 @@ def omp_turn_end(event: TurnEndEvent, ctx: HandlerContext, api: OmpAPI) -> None:
 
 
 @hookspec
-@combine("chain")
+@combine(
+    "chain",
+    result="ContextPatch",
+    patch=hookrules.patch_context,
+    start=hookrules.start_context,
+    finish=hookrules.finish_context,
+)
 def omp_context(event: ContextEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """The messages of one provider request, before they are sent.
 
@@ -561,7 +637,7 @@ def omp_message_end(event: MessageEndEvent, ctx: HandlerContext, api: OmpAPI) ->
 
 
 @hookspec
-@combine("first_block")
+@combine("first_block", result="ToolCallDecision")
 def omp_tool_call(event: ToolCallEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """The model called a tool; the call is about to run.
 
@@ -613,7 +689,7 @@ def omp_tool_approval_resolved(
 
 
 @hookspec
-@combine("chain")
+@combine("chain", result="ToolResultPatch", patch=hookrules.patch_tool_result)
 def omp_tool_result(event: ToolResultEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """A tool produced its result (also for errors and blocks).
 
@@ -704,7 +780,7 @@ def omp_thinking_level_select(
 
 
 @hookspec
-@combine("chain")
+@combine("chain", patch=hookrules.patch_payload)
 def omp_before_provider_request(
     event: BeforeProviderRequestEvent, ctx: HandlerContext, api: OmpAPI
 ) -> Any:
@@ -774,7 +850,7 @@ def omp_mcp_notification(event: McpNotificationEvent, ctx: HandlerContext, api: 
 
 
 @hookspec
-@combine("first_result")
+@combine("first_result", result="ExecutionOverride")
 def omp_user_bash(event: UserBashEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """The user typed a shell command as a prompt: ``!cmd`` (its output joins the
     conversation as a bashExecution message) or ``!!cmd`` (shown, kept out of the
@@ -792,7 +868,7 @@ def omp_user_bash(event: UserBashEvent, ctx: HandlerContext, api: OmpAPI) -> Any
 
 
 @hookspec
-@combine("first_result")
+@combine("first_result", result="ExecutionOverride")
 def omp_user_python(event: UserPythonEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """The user typed Python as a prompt: ``$code`` (a pythonExecution message joins the
     conversation) or ``$$code`` (shown, kept out of the model's context).
@@ -812,7 +888,7 @@ def omp_user_python(event: UserPythonEvent, ctx: HandlerContext, api: OmpAPI) ->
 
 
 @hookspec
-@combine("first_result")
+@combine("first_result", result="ExecutionOverride")
 def omp_search(event: SearchEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """A tool needs a grep, find or tree search (``ctx.search``).
 
@@ -916,7 +992,7 @@ def omp_retry_fallback_succeeded(
 
 
 @hookspec
-@combine("chain")
+@combine("chain", result="ResourcesPatch", patch=hookrules.patch_resources)
 def omp_resources_discover(event: ResourcesDiscoverEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """Resources (rules, skills, prompt templates, themes) are being discovered.
 

@@ -12,7 +12,7 @@ import difflib
 import importlib.util
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -51,6 +51,18 @@ def call_order(pm: pluggy.PluginManager, hook_name: str) -> list[pluggy.HookImpl
         return []
     impls = caller.get_hookimpls()
     return [i for i in reversed(impls) if not (i.hookwrapper or i.wrapper)]
+
+
+def plugin_source(pm: pluggy.PluginManager, name: str) -> str:
+    """Where a registered plugin's code is: its module's file (an entry point's module,
+    an extension file), or for a plugin object the file of the module defining its
+    class; the name itself when there is no file (a plugin built in memory)."""
+    plugin = pm.get_plugin(name)
+    if plugin is None:
+        return name
+    module = plugin if isinstance(plugin, ModuleType) else sys.modules.get(type(plugin).__module__)
+    path = getattr(module, "__file__", None)
+    return os.path.abspath(path) if path else name
 
 
 class OmpPluginManager(pluggy.PluginManager):
@@ -107,12 +119,17 @@ def trace_hook_calls(pm: pluggy.PluginManager, write: Any = None) -> Any:
     def say(text: str) -> None:
         (write or (lambda line: print(line, file=sys.stderr)))(f"[omp trace] {text}")
 
-    def before(hook_name: str, impls: list[Any], kwargs: dict[str, Any]) -> None:
+    def before(hook_name: str, impls: Sequence[pluggy.HookImpl], kwargs: Mapping[str, Any]) -> None:
         names = ", ".join(i.plugin_name for i in impls) or "no handlers"
         outside = "event" in kwargs and kwargs.get("ctx") is None
         say(f"{hook_name} <- {names}{' (outside a session)' if outside else ''}")
 
-    def after(outcome: Any, hook_name: str, impls: list[Any], kwargs: dict[str, Any]) -> None:
+    def after(
+        outcome: pluggy.Result[Any],
+        hook_name: str,
+        impls: Sequence[pluggy.HookImpl],
+        kwargs: Mapping[str, Any],
+    ) -> None:
         if outcome.exception is not None:
             say(f"{hook_name} raised {type(outcome.exception).__name__}: {outcome.exception}")
         else:
@@ -170,7 +187,7 @@ def _check_hook_names(pm: pluggy.PluginManager, plugin: object) -> str | None:
             and any(i.plugin is plugin and not i.optionalhook for i in caller.get_hookimpls())
         ]
     registered = set(_hooks_of(pm, plugin))
-    unmarked = []
+    unmarked: list[str] = []
     for name in dir(plugin):
         if not name.startswith("omp_") or name in registered:
             continue

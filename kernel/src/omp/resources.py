@@ -56,8 +56,14 @@ _SETTING_OF = {
     "context-files": CONTEXT_FILES_SETTING,
 }
 
-_RULE_FOLDERS = (".cursor/rules", ".cursorrules", ".windsurf/rules", ".windsurfrules")
-_RULE_FOLDERS += (".clinerules", ".github/copilot-instructions.md")
+_RULE_FOLDERS = (
+    ".cursor/rules",
+    ".cursorrules",
+    ".windsurf/rules",
+    ".windsurfrules",
+    ".clinerules",
+    ".github/copilot-instructions.md",
+)
 
 
 @dataclass
@@ -128,7 +134,7 @@ async def discover_resources(session: Any, reason: str = "startup") -> Resources
         reason=reason,  # type: ignore[arg-type]
         **builtin_paths(projects, Path(agent_dir), enabled),
     )
-    found = (await session.call_hook("omp_resources_discover", event)).event
+    found = (await session.hooks.resources_discover(event)).event
     _forget(session, session.resources)
     resources = Resources(
         list(found.skill_paths) if "skills" in enabled else [],

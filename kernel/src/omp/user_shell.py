@@ -77,12 +77,13 @@ async def execute(
     An abort ``signal`` (``omp.abort.AbortSignal``) kills the command's process group and
     the run ends as cancelled. Raises OSError when the program cannot be started."""
     if kind == "bash":
-        event: Any = UserBashEvent(command=code, exclude_from_context=exclude, cwd=session.cwd)
+        bash = UserBashEvent(command=code, exclude_from_context=exclude, cwd=session.cwd)
         program = shutil.which("bash") or "/bin/sh"
+        override = await session.hooks.user_bash(bash)
     else:
-        event = UserPythonEvent(code=code, exclude_from_context=exclude, cwd=session.cwd)
+        python = UserPythonEvent(code=code, exclude_from_context=exclude, cwd=session.cwd)
         program = shutil.which("python3") or sys.executable
-    override = await session.call_hook(f"omp_user_{kind}", event)
+        override = await session.hooks.user_python(python)
     if override is not None:
         output, exit_code, cancelled = _from_result(override.result)
     else:

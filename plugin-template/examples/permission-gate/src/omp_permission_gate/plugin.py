@@ -4,9 +4,12 @@ where there is nobody to ask (print mode, json mode, a CI job), block it."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import omp
+
+if TYPE_CHECKING:
+    from omp import ToolCallDecision, ToolCallEvent
 
 GUARDED_TOOLS = {"bash"}
 RM_RF = re.compile(
@@ -21,12 +24,16 @@ def is_dangerous(command: str) -> bool:
 
 
 @omp.hookimpl
-async def omp_tool_call(event: Any, ctx: Any) -> dict[str, Any] | None:
+async def omp_tool_call(event: ToolCallEvent, ctx: Any) -> ToolCallDecision | None:
+    from omp import ToolCallDecision
+
     command = str(event.input.get("command", ""))
     if event.tool_name not in GUARDED_TOOLS or not is_dangerous(command):
         return None
     if not ctx.has_ui:
-        return {"block": True, "reason": "rm -rf needs a person to approve it; no one can here"}
+        return ToolCallDecision(
+            block=True, reason="rm -rf needs a person to approve it; no one can here"
+        )
     if await ctx.ui.confirm("Allow rm -rf?", command):
         return None
-    return {"block": True, "reason": "the user did not allow this rm -rf"}
+    return ToolCallDecision(block=True, reason="the user did not allow this rm -rf")

@@ -6,9 +6,12 @@ from __future__ import annotations
 import fnmatch
 import os
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import omp
+
+if TYPE_CHECKING:
+    from omp import ToolCallDecision, ToolCallEvent
 
 GUARDED_TOOLS = {"write", "edit"}
 PROTECTED_NAMES = (".env", ".env.*")
@@ -26,8 +29,10 @@ def protection(path: str, cwd: str) -> str | None:
 
 
 @omp.hookimpl
-def omp_tool_call(event: Any, ctx: Any) -> dict[str, Any] | None:
+def omp_tool_call(event: ToolCallEvent, ctx: Any) -> ToolCallDecision | None:
+    from omp import ToolCallDecision
+
     if event.tool_name not in GUARDED_TOOLS:
         return None
     reason = protection(str(event.input.get("path", "")), str(ctx.cwd))
-    return {"block": True, "reason": reason} if reason else None
+    return ToolCallDecision(block=True, reason=reason) if reason else None
