@@ -23,7 +23,8 @@ _PER_TOOL = ("allow", "deny", "prompt")
 
 
 class ToolApproval:
-    """The agent's ``approve``: None when a call may run, else why it may not."""
+    """The session's ``approval`` (asked by its loop host): None when a call may run,
+    else why it may not."""
 
     def __init__(self, session: Any) -> None:
         self._session = session
@@ -59,13 +60,11 @@ class ToolApproval:
             "tool_call_id": call.id,
             "tool_name": tool.name,
         }
-        await session.call_hook(
-            "omp_tool_approval_requested",
+        await session.hooks.tool_approval_requested(
             ToolApprovalRequestedEvent(**ids, reason=reason, approval_mode=self.mode),
         )
         approved, why = await self._decide(tool.name, call.arguments, reason)
-        await session.call_hook(
-            "omp_tool_approval_resolved",
+        await session.hooks.tool_approval_resolved(
             ToolApprovalResolvedEvent(**ids, approved=approved, reason=why),
         )
         return None if approved else f"Tool call {tool.name} was denied: {why}"

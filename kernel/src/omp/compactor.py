@@ -10,6 +10,9 @@ has arrived; a failed or aborted summary writes nothing.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
+from contextvars import ContextVar
 from typing import Any
 
 from omp import compaction, compaction_prompt, kept_turn
@@ -22,31 +25,39 @@ from omp.events import (
     SessionCompactEvent,
     SessionCompactingEvent,
 )
-from omp.llm.errors import is_context_overflow
+from omp.loop_host import CompactionOutcome, RequestPlan, ResponseDecision
 from omp.messages import AssistantMessage, UserMessage
-from omp.providers import LlmContext, StreamOptions
+from omp.provider_errors import is_context_overflow
+from omp.providers import LlmContext, Model, StreamOptions
+
+_MAKING: ContextVar[bool] = ContextVar("omp_compaction_making", default=False)
+"""Set while a compaction is made: its own hooks cannot wait for another one."""
 
 
 class CompactionError(OmpError):
-    pass
+    """Compaction could not run (nothing to compact, or the summary failed); nothing was
+    written."""
 
 
 class CompactionCancelled(OmpError):
-    pass
+    """A plugin or the user cancelled a compaction; nothing was written."""
 
 
 class Compactor:
-    """One per AgentSession; the agent's ``before_request`` and ``on_overflow``."""
+    """One per AgentSession: what the loop's host (omp.session_host) asks about
+    compaction - before each request, after a context overflow, and on demand. It
+    returns the conversation to go on with; the loop applies it."""
 
     def __init__(self, session: Any) -> None:
         self._session = session
         self.counter = compaction.TokenCounter()
         self.signal: AbortSignal | None = None
+        self._lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
 
     # -- what the loop asks ------------------------------------------------------------
 
-    def _limits(self) -> compaction.Limits | None:
-        model = self._session.agent.model
+    def _limits(self, model: Model | None = None) -> compaction.Limits | None:
+        model = model or self._session.agent.model
         if model is None or not model.context_window:
             return None
         return compaction.limits(self._session.settings, model.context_window)
@@ -54,37 +65,46 @@ class Compactor:
     def _enabled(self) -> bool:
         return self._session.settings.get("compaction.enabled", True) is not False
 
-    async def before_request(self) -> None:
+    async def before_request(
+        self, messages: Sequence[Any], model: Model | None
+    ) -> RequestPlan | None:
         """Compact when the context passed the window less the reserve (and compaction
         can bring it down: the system prompt alone does not fill the threshold)."""
-        limits = self._limits()
+        limits = self._limits(model)
         if limits is None or not self._enabled() or limits.threshold <= 0:
-            return
-        agent = self._session.agent
-        used = compaction.context_tokens(
-            agent.system_prompt, agent.messages, self.counter, limits.threshold
-        )
+            return None
+        system_prompt = self._session.agent.system_prompt
+        used = compaction.context_tokens(system_prompt, messages, self.counter, limits.threshold)
         if used <= limits.threshold:
-            return
-        saved = await self._prune()
+            return None
+        work, saved = await self._prune(messages)
+        changed = work if saved else None
         if saved and used - saved <= limits.threshold:
-            return
+            return RequestPlan(messages=changed)
         from omp import tokens
 
-        if tokens.count(agent.system_prompt) >= limits.threshold:
-            return
-        fitted = await self._fit_kept(limits, force=False)
-        if fitted.too_big or (fitted.saved and used - saved - fitted.saved <= limits.threshold):
-            return
-        await self._auto("threshold", will_retry=False)
+        if tokens.count(system_prompt) >= limits.threshold:
+            return _plan(changed)
+        work, fitted = await self._fit_kept(work, limits, force=False)
+        if fitted.too_big:
+            return RequestPlan(messages=changed, stop=True)
+        changed = work if fitted.moved else changed
+        if fitted.saved and used - saved - fitted.saved <= limits.threshold:
+            return _plan(changed)
+        made = await self._auto("threshold", work, will_retry=False)
+        return _plan(made.messages if made is not None else changed)
 
-    async def _fit_kept(self, limits: compaction.Limits, *, force: bool) -> kept_turn.Fit:
+    async def _fit_kept(
+        self, messages: Sequence[Any], limits: compaction.Limits, *, force: bool
+    ) -> tuple[list[Any], kept_turn.Fit]:
         """Make the part a compaction would keep fit beside a summary (``omp.kept_turn``):
-        its largest tool results move to artifacts. When even that cannot make it fit,
-        the run stops with one line saying which turn is too big and why."""
+        its largest tool results move to artifacts (the messages returned). When even
+        that cannot make it fit, the run is to stop: ``abort_message`` says which turn
+        is too big and why."""
         from omp.artifacts import SCHEME
 
         session = self._session
+        messages = list(messages)
         agent, file = session.agent, session.session_file
         path, message_of = file.branch_entries(), _message_of(file)
         limit, budget = self._kept_budget(limits)
@@ -97,12 +117,13 @@ class Compactor:
                 i for i, e in enumerate(path) if e.get("id") == preparation.first_kept_entry_id
             )
             roles = [m.role for e in path[cut:] if (m := message_of(e)) is not None]
-            if [m.role for m in agent.messages[-len(roles) :]] != roles:
-                return kept_turn.Fit()  # the messages are not the file's: nothing to judge by
+            if [m.role for m in messages[-len(roles) :]] != roles:
+                # the messages are not the file's: nothing to judge by
+                return messages, kept_turn.Fit()
             kept = len(roles)
-        start = kept_turn.kept_start(agent.messages, kept)
-        messages, fitted = kept_turn.fit(
-            agent.messages,
+        start = kept_turn.kept_start(messages, kept)
+        fitted_messages, fitted = kept_turn.fit(
+            messages,
             start,
             self.counter,
             budget=budget if kept is not None else limit,  # no summary: all of it may stay
@@ -119,16 +140,15 @@ class Compactor:
                 "prompt); ask for fewer tool calls at a time, or use a model with a larger window"
             )
             await session.notice(session.abort_message, "error")
-            agent.abort()
         elif fitted.moved:
-            agent.messages[:] = messages
+            messages = fitted_messages
             await session.notice(
                 f"moved the {fitted.moved:,} largest tool result(s) of the current turn "
                 f"({fitted.saved:,} tokens) to artifacts to fit {model.key}'s context window; "
                 "the model reads them back with the read tool",
                 "warning",
             )
-        return fitted
+        return messages, fitted
 
     def _kept_budget(self, limits: compaction.Limits) -> tuple[int, int]:
         """(limit, budget) for the part a compaction keeps: the most it can be beside
@@ -138,62 +158,72 @@ class Compactor:
         limit = limits.threshold - tokens.count(self._session.agent.system_prompt)
         return limit, limit - min(kept_turn.SUMMARY_ROOM, limits.threshold // 4)
 
-    async def _prune(self) -> int:
-        """Old tool outputs become placeholders in the agent's messages (what requests
-        are built from), never in the session file; the tokens saved."""
+    async def _prune(self, messages: Sequence[Any]) -> tuple[list[Any], int]:
+        """Old tool outputs become placeholders in the messages requests are built from
+        (never in the session file): the messages and the tokens saved."""
         from omp.pruning import prune_tool_outputs, settings_of
 
         enabled, protect, minimum = settings_of(self._session.settings)
         if not enabled:
-            return 0
-        agent = self._session.agent
+            return list(messages), 0
         pruned, saved = prune_tool_outputs(
-            agent.messages, self.counter, protect=protect, minimum=minimum
+            list(messages), self.counter, protect=protect, minimum=minimum
         )
-        if saved:
-            agent.messages[:] = pruned
-            await self._session.notice(
-                f"pruned {saved:,} tokens of old tool output from the context", "info"
-            )
-        return saved
+        if not saved:
+            return list(messages), 0
+        await self._session.notice(
+            f"pruned {saved:,} tokens of old tool output from the context", "info"
+        )
+        return pruned, saved
 
-    async def on_overflow(self, message: AssistantMessage) -> bool:
-        """After a failed request: True when it was a context overflow and the context
-        was compacted, so the request is to be sent again (as omp continues; with
-        ``compaction.autoContinue`` off the context is compacted and the run stops)."""
+    async def on_overflow(
+        self, message: AssistantMessage, messages: Sequence[Any], model: Model | None
+    ) -> ResponseDecision | None:
+        """After a failed request: when it was a context overflow, the compacted
+        conversation, sent again (as omp continues; with ``compaction.autoContinue``
+        off the context is compacted and the run stops)."""
         overflow = message.error_kind == "context_overflow" or (
             message.error_kind is None and is_context_overflow(message.error_message or "")
         )
         if message.stop_reason != "error" or not overflow or not self._enabled():
-            return False
-        limits = self._limits()
-        if limits is not None and (await self._fit_kept(limits, force=True)).too_big:
-            return False
+            return None
+        limits = self._limits(model)
+        work, moved = list(messages), 0
+        if limits is not None:
+            work, fitted = await self._fit_kept(work, limits, force=True)
+            if fitted.too_big:
+                return None
+            moved = fitted.moved
         resend = self._session.settings.get("compaction.autoContinue", True) is not False
-        compacted = await self._auto("overflow", will_retry=resend)
-        if compacted and not resend:
+        made = await self._auto("overflow", work, will_retry=resend)
+        if made is None:
+            return ResponseDecision(messages=work) if moved else None
+        if not resend:
             await self._session.notice(
                 "the context was compacted after it overflowed; compaction.autoContinue "
                 "is off, so the request was not sent again: send your message again to go on",
                 "warning",
             )
-        return compacted and resend
+        return ResponseDecision(retry=resend, messages=made.messages)
 
-    async def _auto(self, reason: str, will_retry: bool) -> bool:
+    async def _auto(
+        self, reason: str, messages: Sequence[Any], will_retry: bool
+    ) -> CompactionOutcome | None:
         session = self._session
         await session.emit(AutoCompactionStartEvent(reason=reason))
         try:
-            result = await self.compact(None, reason=reason)
+            made = await self.compact(messages, reason=reason)
         except CompactionCancelled:
             await session.emit(AutoCompactionEndEvent(aborted=True))
-            return False
+            return None
         except OmpError as exc:
             aborted = session.agent.signal.aborted
             label = "Context overflow recovery failed" if will_retry else "Auto-compaction failed"
             if not aborted:
                 await session.notice(f"{label}: {exc}", "warning")
             await session.emit(AutoCompactionEndEvent(aborted=aborted, error_message=str(exc)))
-            return False
+            return None
+        result = made.result
         wire = {
             "summary": result["summary"],
             "firstKeptEntryId": result["first_kept_entry_id"],
@@ -202,15 +232,46 @@ class Compactor:
             "details": result["details"],
         }
         await session.emit(AutoCompactionEndEvent(result=wire, will_retry=will_retry))
-        return True
+        return made
 
     # -- the compaction --------------------------------------------------------------
 
-    async def compact(self, instructions: str | None = None, reason: str = "manual") -> dict:
-        """Summarise the older part of the branch and append a compaction entry;
-        returns the compaction (summary, first_kept_entry_id, tokens_before,
-        tokens_after). CompactionCancelled when a plugin cancelled it, CompactionError
+    async def compact(
+        self,
+        messages: Sequence[Any],
+        instructions: str | None = None,
+        reason: str = "manual",
+        signal: AbortSignal | None = None,
+    ) -> CompactionOutcome:
+        """Summarise the older part of the branch and append a compaction entry; one
+        at a time. Returns the compaction: its result (summary, first_kept_entry_id,
+        tokens_before, tokens_after, details) and the conversation that replaces
+        ``messages``. CompactionCancelled when a plugin cancelled it, CompactionError
         when there is nothing to compact or the summary failed (nothing is written)."""
+        if _MAKING.get():
+            raise CompactionError(
+                "a compaction is being made: its own hooks cannot wait for another one"
+            )
+        async with self._serial():
+            token = _MAKING.set(True)
+            try:
+                return await self._compact(messages, instructions, reason, signal)
+            finally:
+                _MAKING.reset(token)
+
+    def _serial(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        if self._lock is None or self._lock[0] is not loop:
+            self._lock = (loop, asyncio.Lock())
+        return self._lock[1]
+
+    async def _compact(
+        self,
+        messages: Sequence[Any],
+        instructions: str | None,
+        reason: str,
+        signal: AbortSignal | None,
+    ) -> CompactionOutcome:
         session = self._session
         file, agent = session.session_file, session.agent
         known = self._limits()
@@ -227,11 +288,10 @@ class Compactor:
         if preparation is None:
             raise CompactionError("nothing to compact: the conversation is all recent")
         preparation.tokens_before = compaction.context_tokens(
-            agent.system_prompt, agent.messages, self.counter
+            agent.system_prompt, messages, self.counter
         )
-        signal = self.signal = AbortSignal(parent=agent.signal)
-        decision = await session.call_hook(
-            "omp_session_before_compact",
+        signal = self.signal = AbortSignal(parent=signal or agent.signal)
+        decision = await session.hooks.session_before_compact(
             SessionBeforeCompactEvent(
                 preparation=preparation.public(),
                 branch_entries=list(path),
@@ -250,27 +310,27 @@ class Compactor:
         if signal.aborted:
             raise CompactionError("the compaction was aborted")
         entry = file.append_compaction(**fields)
-        self._rebuild()
-        tokens_after = compaction.context_tokens(agent.system_prompt, agent.messages, self.counter)
-        self.counter.forget_except(agent.messages)
-        await session.call_hook(
-            "omp_session_compact",
+        upto = messages[-1] if messages else None
+        rebuilt = self._rebuilt(messages)
+        tokens_after = compaction.context_tokens(agent.system_prompt, rebuilt, self.counter)
+        self.counter.forget_except(rebuilt)
+        await session.hooks.session_compact(
             SessionCompactEvent(compaction_entry=dict(entry), from_extension=bool(supplied)),
         )
-        return {
+        result = {
             "summary": entry["summary"],
             "first_kept_entry_id": entry["firstKeptEntryId"],
             "tokens_before": entry["tokensBefore"],
             "tokens_after": tokens_after,
             "details": entry.get("details"),
         }
+        return CompactionOutcome(result=result, messages=rebuilt, upto=upto)
 
     async def _summarise(
         self, preparation: compaction.Preparation, instructions: str | None, signal: AbortSignal
     ) -> dict[str, Any]:
         session = self._session
-        outcome = await session.call_hook(
-            "omp_session_compacting",
+        outcome = await session.hooks.session_compacting(
             SessionCompactingEvent(
                 session_id=session.session_file.session_id, messages=list(preparation.messages)
             ),
@@ -310,8 +370,8 @@ class Compactor:
                 self.ask_model(history_prompt, signal), prefix
             )
         else:
-            history = compaction_prompt.split_previous(preparation.previous_summary)[0]
-            history = history or "No prior history."
+            previous = compaction_prompt.split_previous(preparation.previous_summary)[0]
+            history = previous or "No prior history."
             prefix_text = await prefix
         return compaction_prompt.join_split_summary(history, prefix_text)
 
@@ -335,7 +395,7 @@ class Compactor:
         session = self._session
         model = self.model()
         provider = session.models.provider_of(model)
-        hooks = session.agent.provider_hooks(model) if session.agent.provider_hooks else {}
+        hooks = session.provider_hooks(model)
         options = StreamOptions(
             signal=signal,
             thinking_level="off",
@@ -365,17 +425,21 @@ class Compactor:
             raise CompactionError("the model wrote an empty summary")
         return message.text
 
-    def _rebuild(self) -> None:
-        """The agent's messages become the summary and the kept tail; kept messages
-        stay the same objects (modes find where a prompt's messages begin by them)."""
-        agent = self._session.agent
+    def _rebuilt(self, messages: Sequence[Any]) -> list[Any]:
+        """The conversation after the compaction just written: the summary and the kept
+        tail; kept messages stay the same objects (modes find where a prompt's messages
+        begin by them)."""
         rebuilt = self._session.session_file.build_context().messages
         kept = rebuilt[1:]
-        tail = agent.messages[len(agent.messages) - len(kept) :] if kept else []
+        tail = list(messages[len(messages) - len(kept) :]) if kept else []
         same = len(tail) == len(kept) and all(
             a.role == b.role for a, b in zip(tail, kept, strict=True)
         )
-        agent.messages[:] = [rebuilt[0], *(tail if same else kept)]
+        return [rebuilt[0], *(tail if same else kept)]
+
+
+def _plan(messages: list[Any] | None) -> RequestPlan | None:
+    return RequestPlan(messages=messages) if messages is not None else None
 
 
 def _message_of(file: Any) -> Any:

@@ -14,14 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from omp.errors import OmpError
-from omp.events import AgentEndEvent, RetryFallbackAppliedEvent, RetryFallbackSucceededEvent
+from omp.events import RetryFallbackAppliedEvent, RetryFallbackSucceededEvent
 
 ROLE = "default"
 
 
 class ModelFallback:
-    """The agent's ``fallback``: told every response; True when it switched the model
-    and the request should be sent again."""
+    """Told every response (by the session's loop host): the model to send the request
+    to instead, or None. The loop uses it for the rest of the run."""
 
     def __init__(self, session: Any) -> None:
         self._session = session
@@ -37,31 +37,26 @@ class ModelFallback:
         self.enabled = session.settings.get("retry.modelFallback", True) is not False
         self._run: Any = None
         self._primary: Any = None
-        self._applied: Any = None
         self._pending = False
         self._tried: set[str] = set()
-        session.subscribe(self._on_event)
 
-    async def __call__(self, message: Any) -> bool:
-        agent = self._session.agent
-        if agent.signal is not self._run:
-            self._run, self._tried, self._pending = agent.signal, set(), False
+    async def __call__(self, message: Any, current: Any) -> Any:
+        """``current`` is the model that answered ``message``."""
+        signal = self._session.agent.signal
+        if signal is not self._run:  # a new run: the primary model is tried again
+            self._run, self._tried, self._pending, self._primary = signal, set(), False, None
         if message.stop_reason != "error":
-            if self._pending:
+            if self._pending and current is not None:
                 self._pending = False
-                await self._session.emit(
-                    RetryFallbackSucceededEvent(model=agent.model.key, role=ROLE)
-                )
-            return False
-        current = agent.model
+                await self._session.emit(RetryFallbackSucceededEvent(model=current.key, role=ROLE))
+            return None
         if not self.enabled or current is None or message.error_kind == "context_overflow":
-            return False
+            return None
         self._tried.add(current.key)
         candidate = self._next((self._primary or current).key)
         if candidate is None:
-            return False
+            return None
         self._primary = self._primary or current
-        agent.model = self._applied = candidate
         self._pending = True
         await self._session.notice(
             f"{current.key} failed ({message.error_message}); trying {candidate.key} instead",
@@ -70,7 +65,7 @@ class ModelFallback:
         await self._session.emit(
             RetryFallbackAppliedEvent(from_=current.key, to=candidate.key, role=ROLE)
         )
-        return True
+        return candidate
 
     def _next(self, primary: str) -> Any:
         """The first usable model of the chain not tried in this run."""
@@ -83,13 +78,3 @@ class ModelFallback:
                 continue
             return model
         return None
-
-    def _on_event(self, event: Any) -> None:
-        """At the end of a run, go back to the primary model (unless the model was
-        changed meanwhile)."""
-        if not isinstance(event, AgentEndEvent) or self._primary is None:
-            return
-        agent = self._session.agent
-        if agent.model is self._applied:
-            agent.model = self._primary
-        self._primary = self._applied = None

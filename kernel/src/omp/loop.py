@@ -37,6 +37,7 @@ from omp.events import (
     TurnStartEvent,
 )
 from omp.hooktime import PluginExit, passes_through
+from omp.loop_host import CompactionOutcome, LoopHost, NullHost
 from omp.messages import (
     AssistantMessage,
     ToolCall,
@@ -93,8 +94,11 @@ class Agent:
         settings: LoopSettings | None = None,
         stream_settings: dict[str, Any] | None = None,
         secrets: Secrets | None = None,
+        host: LoopHost | None = None,
     ) -> None:
-        """``secrets`` (omp.secrets) are hidden from every tool result."""
+        """``secrets`` (omp.secrets) are hidden from every tool result; ``host``
+        (omp.loop_host) decides about requests, responses, approvals, stops and
+        compactions; the loop applies what it decides."""
         self.models = models
         self.secrets = secrets
         self.tools = tools
@@ -114,24 +118,16 @@ class Agent:
         self._idle = asyncio.Event()
         self._idle.set()
         self._background: set[asyncio.Future[None]] = set()
-        self.before_stop: Callable[[int], Awaitable[list[Any]]] | None = None
-        self.provider_hooks: Callable[[Model], dict[str, Any]] | None = None
+        self.host: LoopHost = host or NullHost()
         self._to_llm = IncrementalConversion()
-        self.approve: Callable[[ToolCall, Any, Any], Awaitable[str | None]] | None = None
-        self.fallback: Callable[[AssistantMessage], Awaitable[bool]] | None = None
-        self.before_request: Callable[[], Awaitable[None]] | None = None
-        """Awaited before each model request (the session's threshold compaction)."""
-        self.on_overflow: Callable[[AssistantMessage], Awaitable[bool]] | None = None
-        """Told a failed response: True when it compacted the context after an overflow
-        and the request is to be sent once more."""
-        """Told every model response: True when it switched to a fallback model and the
-        request is to be sent again (the session's retry fallback)."""
-        """Asked before a tool call runs (with the tool_call hooks' decision): None to
-        run it, or why it is denied (the session's tool approval)."""
-        """StreamOptions callbacks for a request to that model (the session's provider
-        hooks: before_provider_request, after_provider_response, credential_disabled)."""
-        """Asked when the run would stop (no tool calls, no follow-ups): messages to go
-        on with (the session's session_stop hook), or none to stop."""
+        self._run_model: tuple[Model | None, Model] | None = None
+        """(the model before a Retry switched it, the model switched to) in this run."""
+        self._compacting: dict[asyncio.Future[dict[str, Any]], AbortSignal] = {}
+        """The compactions being made, each with its abort signal."""
+        self._compacted: CompactionOutcome | None = None
+        """The latest compaction made while the loop ran, applied at its next safe point."""
+        self._terminating: set[str] = set()
+        """The calls of the running tool batch whose results ask to end the run."""
 
     # -- queues -------------------------------------------------------------------------
 
@@ -173,10 +169,15 @@ class Agent:
         return bool(self.steering or self.follow_up)
 
     def abort(self) -> None:
+        """Abort the run, and the compactions being made."""
         self.signal.abort("aborted")
+        for signal in self._compacting.values():
+            signal.abort("aborted")
 
     async def wait_for_idle(self) -> None:
+        """Until no run and no compaction is going on."""
         await self._idle.wait()
+        await self._settle_compactions()
 
     # -- the run ------------------------------------------------------------------------
 
@@ -197,10 +198,13 @@ class Agent:
         try:
             await self._emit(AgentStartEvent())
             await self._run_loop(list(new_messages))
+            self._apply_compacted()
             added = messages_after(self.messages, marker)
             await self._emit(AgentEndEvent(messages=added))
             return added
         finally:
+            self._apply_compacted()
+            self._end_run_model()
             self.is_streaming = False
             self._idle.set()
 
@@ -212,17 +216,7 @@ class Agent:
                 await self._emit(TurnStartEvent(turn_index=turn_index))
                 for message in pending:
                     await self.add_message(message)
-                if self.before_request is not None and not self.signal.aborted:
-                    await self.before_request()
-                assistant = await self._stream_assistant()
-                while self.fallback is not None and await self.fallback(assistant):
-                    assistant = await self._stream_assistant()
-                if (
-                    assistant.stop_reason == "error"
-                    and self.on_overflow is not None
-                    and await self.on_overflow(assistant)
-                ):
-                    assistant = await self._stream_assistant()
+                assistant = await self._request()
                 calls = assistant.tool_calls
                 if assistant.stop_reason in ("error", "aborted"):
                     results = [
@@ -236,7 +230,7 @@ class Agent:
                     )
                     return
                 results = await self._execute_tool_calls(calls) if calls else []
-                has_more_tool_calls = bool(calls)
+                has_more_tool_calls = bool(calls) and not self._batch_terminates(calls)
                 await self._emit(
                     TurnEndEvent(turn_index=turn_index, message=assistant, tool_results=results)
                 )
@@ -245,10 +239,105 @@ class Agent:
                     return
                 pending = await self._dequeue(self.steering, self.settings.steering_mode)
             pending = await self._dequeue(self.follow_up, self.settings.follow_up_mode)
-            if not pending and self.before_stop is not None:
-                pending = await self.before_stop(turn_index)
+            if not pending:
+                pending = await self.host.before_stop(turn_index, self.messages)
             if not pending:
                 return
+
+    # -- what the host decides ------------------------------------------------------
+
+    async def _request(self) -> AssistantMessage:
+        """One model request, with the host's plan before it and its decisions about
+        each response (sent again with another model or a compacted conversation)."""
+        if not self.signal.aborted:
+            await self._settle_compactions()
+            plan = await self.host.before_request(self.messages, self.model)
+            if plan is not None:
+                if plan.messages is not None:
+                    self.messages[:] = plan.messages
+                if plan.stop:
+                    self.abort()
+        assistant = await self._stream_assistant()
+        while True:
+            self._apply_compacted()  # one made while the request ran: the host sees it
+            decision = await self.host.on_response(assistant, self.model, self.messages)
+            if decision is None:
+                return assistant
+            if decision.messages is not None:
+                self.messages[:] = decision.messages
+            if not decision.retry:
+                return assistant
+            if decision.model is not None:
+                self._use_for_run(decision.model)
+            assistant = await self._stream_assistant()
+
+    def _use_for_run(self, model: Model) -> None:
+        """A fallback model lasts until the run ends."""
+        before = self._run_model[0] if self._run_model else self.model
+        self._run_model = (before, model)
+        self.model = model
+
+    def _end_run_model(self) -> None:
+        """Back to the model the run started with, unless it was changed meanwhile."""
+        if self._run_model is not None:
+            before, used = self._run_model
+            if self.model is used:
+                self.model = before
+            self._run_model = None
+
+    def _batch_terminates(self, calls: list[ToolCall]) -> bool:
+        """Every result of the batch asked to end the run (pi's ``terminate``)."""
+        return all(call.id in self._terminating for call in calls)
+
+    # -- compaction, from anywhere ----------------------------------------------------
+
+    async def compact(self, instructions: str | None = None) -> dict[str, Any]:
+        """Compact the conversation through the host; safe to await from anywhere - a
+        hook, a tool, another task - while the loop runs or not. The compaction is
+        made at once (one at a time: the host serialises them) and written to the
+        session; while the loop runs, the conversation it sends is replaced at its next
+        safe point (before the next request, or when the run ends), and that request
+        waits for a compaction still being made. A caller that is cancelled (a hook's
+        timeout) leaves the compaction going; ``abort()`` stops it. Returns the
+        compaction's result."""
+        signal = AbortSignal(parent=self.signal) if self.is_streaming else AbortSignal()
+        task = asyncio.ensure_future(self._compact(instructions, signal))
+        self._compacting[task] = signal
+        task.add_done_callback(self._compaction_done)
+        return await asyncio.shield(task)
+
+    async def _compact(self, instructions: str | None, signal: AbortSignal) -> dict[str, Any]:
+        compaction = await self.host.compact(instructions, self.messages, signal)
+        self._compacted = compaction
+        if not self.is_streaming:
+            self._apply_compacted()
+        return compaction.result
+
+    def _compaction_done(self, task: asyncio.Future[dict[str, Any]]) -> None:
+        self._compacting.pop(task).detach()
+        if not task.cancelled():
+            task.exception()  # its caller has it, or went away: never "never retrieved"
+
+    async def _settle_compactions(self) -> None:
+        while pending := [task for task in self._compacting if not task.done()]:
+            await asyncio.wait(pending)
+        self._apply_compacted()
+
+    def _apply_compacted(self) -> None:
+        """At a safe point: the latest compaction's conversation replaces the messages
+        it covered; those added since it was made follow. (Should ``upto`` be gone,
+        the conversation was replaced since - that replacement, made from the session
+        after this compaction, stands.)"""
+        compaction, self._compacted = self._compacted, None
+        if compaction is None:
+            return
+        messages = self.messages
+        upto = compaction.upto
+        at = next((i for i in range(len(messages) - 1, -1, -1) if messages[i] is upto), None)
+        if upto is not None and at is None:
+            return
+        later = messages[at + 1 :] if at is not None else list(messages)
+        messages[:] = [*compaction.messages, *later]
 
     # -- one model request ----------------------------------------------------------
 
@@ -270,7 +359,7 @@ class Agent:
             thinking_level=self.thinking_level,
             max_tokens=model.max_tokens,
             settings=self.stream_settings,
-            **(self.provider_hooks(model) if self.provider_hooks else {}),
+            **self.host.request_hooks(model),
         )
         state: dict[str, Any] = {"message": None, "final": None}
         # made at the first event once secrets are known: a provider may resolve its key
@@ -360,6 +449,7 @@ class Agent:
     async def _execute_tool_calls(self, calls: list[ToolCall]) -> list[ToolResultMessage]:
         interrupt = AbortSignal(parent=self.signal)
         results: dict[str, ToolResultMessage] = {}
+        self._terminating.clear()
 
         started: set[str] = set()
 
@@ -452,9 +542,9 @@ class Agent:
                 arguments = decision.input
                 params = tool.validate(arguments)
         except ValidationError as exc:
-            error = ToolResult.error(describe_validation_error(call.name, exc))
-            return await self._finish(call, arguments, error)
-        denied = await self.approve(call, tool, decision) if self.approve else None
+            invalid = ToolResult.error(describe_validation_error(call.name, exc))
+            return await self._finish(call, arguments, invalid)
+        denied = await self.host.approve(call, tool, decision)
         if denied is not None:
             return await self._finish(call, arguments, ToolResult.error(denied))
         signal = AbortSignal(parent=interrupt)
@@ -512,6 +602,7 @@ class Agent:
         """Every tool result passes here: coerced (and its secrets hidden) once, then the
         tool_result hooks, then tool_execution_end."""
         result = coerce_tool_result(raw, self.secrets)
+        terminate = result.terminate
         if call.arguments_repair:
             result.details = with_repair(result.details, call.arguments_repair)
         outcome = await self._call_hook(
@@ -536,6 +627,8 @@ class Agent:
                 self.secrets,
             )
         result.is_error = bool(patched.is_error)
+        if terminate and not result.is_error:
+            self._terminating.add(call.id)
         await self._emit(
             ToolExecutionEndEvent(
                 tool_call_id=call.id,

@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from omp import session_actions
-from omp.abort import AbortSignal
 from omp.api import OmpAPI
 from omp.approval import ToolApproval
+from omp.commands import run_command
 from omp.compactor import Compactor, check_prompt_size, compact_command
 from omp.context import CommandContext, HandlerContext
 from omp.dispatch import HookDispatcher, HookTimeouts
@@ -35,19 +35,25 @@ from omp.events import (
     ThinkingLevelChangedEvent,
     ThinkingLevelSelectEvent,
 )
-from omp.fallback import ModelFallback
+from omp.hooks import Hooks
 from omp.loop import Agent, LoopSettings
+from omp.loop_host import Approver
 from omp.messages import CustomMessage, ImageContent, TextContent, UserMessage
+from omp.plugin_manager import plugin_source
 from omp.provider_hooks import ProviderHooks
 from omp.providers import Model, ModelRegistry
 from omp.resources import Resources, discover_resources
 from omp.session import SessionFile, SessionView
 from omp.session_actions import announce_restored
-from omp.session_stop import StopHook
+from omp.session_host import SessionHost
+from omp.session_scope import SessionScoped
 from omp.system_prompt import join_system_prompt
 from omp.tools import ToolRegistry
 from omp.user_shell import run_user_command
 from omp.warmup import IdleBuild
+
+if TYPE_CHECKING:
+    from omp.settings import Settings
 
 Subscriber = Callable[[Event], Any]
 
@@ -57,7 +63,7 @@ class AgentSession:
         self,
         *,
         pm: Any,
-        settings: Any,
+        settings: Settings,
         session_file: SessionFile,
         models: ModelRegistry,
         tools: ToolRegistry,
@@ -90,6 +96,8 @@ class AgentSession:
         self.commands = commands
         self.session_commands: set[str] = set()
         """Names of the commands plugins added with ``api.register_command``."""
+        self.session_scoped = SessionScoped()
+        """What plugins registered for this session only (omp.session_scope)."""
         self.flags = flags
         self.cwd = cwd
         self.system_prompt_sections = list(system_prompt_sections)
@@ -131,11 +139,18 @@ class AgentSession:
         self.dispatcher = HookDispatcher(
             pm, self._report_extension_error, HookTimeouts.from_settings(settings)
         )
+        self.hooks = Hooks(self.call_hook)
+        """The event hooks, one typed method each (omp.hooks)."""
         self.context = HandlerContext(self)
         self._command_context = CommandContext(self)
         self._tasks: set[asyncio.Future[Any]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
+        self.provider_hooks = ProviderHooks(self)
+        """The callbacks of each provider request (before_provider_request, ...)."""
+        self.approval: Approver = ToolApproval(self)
+        """Whether a tool call may run; a mode may wrap it (ACP asks its client)."""
+        self.compactor = Compactor(self)
         self.agent = Agent(
             models=models,
             tools=tools,
@@ -150,15 +165,9 @@ class AgentSession:
             ),
             stream_settings=settings.data if hasattr(settings, "data") else {},
             secrets=self.secrets,
+            host=SessionHost(self),
         )
         self.agent.thinking_level = thinking_level
-        self.agent.before_stop = StopHook(self)
-        self.agent.provider_hooks = ProviderHooks(self)
-        self.agent.approve = ToolApproval(self)
-        self.agent.fallback = ModelFallback(self)
-        self.compactor = Compactor(self)
-        self.agent.before_request = self.compactor.before_request
-        self.agent.on_overflow = self.compactor.on_overflow
         self.commands.setdefault("compact", compact_command())
         restored = restored or session_file.build_context()
         self.agent.messages = list(restored.messages)
@@ -191,7 +200,7 @@ class AgentSession:
         """Persist (for message_end), then run the event's hooks, then the subscribers."""
         if isinstance(event, MessageEndEvent):
             self.session_file.append_message(event.message)
-        await self.call_hook("omp_" + event.type, event)
+        await self.hooks.emit(event)
         await self._notify(event)
 
     async def _notify(self, event: Event) -> None:
@@ -203,7 +212,13 @@ class AgentSession:
     async def _report_extension_error(self, plugin: str, hook: str, message: str) -> None:
         times = self.hook_failures[plugin, hook] = self.hook_failures.get((plugin, hook), 0) + 1
         await self._notify(
-            ExtensionErrorEvent(extension_path=plugin, event=hook, error=message, occurrence=times)
+            ExtensionErrorEvent(
+                extension_path=plugin_source(self.dispatcher.pm, plugin),
+                extension_name=plugin,
+                event=hook,
+                error=message,
+                occurrence=times,
+            )
         )
 
     async def _report_repeated_failures(self) -> None:
@@ -220,6 +235,13 @@ class AgentSession:
         """Send a notice event from any thread, without waiting for it."""
         self._on_loop(lambda: self._spawn(self.notice(message, level)))
 
+    def report_plugin_error(self, plugin: str, where: str, error: str) -> None:
+        """Report a plugin's failure outside its hooks (a tool's renderer, say) as an
+        ``extension_error``, from any thread, without waiting; counted as a hook's is."""
+        if self._loop is None or self._loop.is_closed():
+            return
+        self._on_loop(lambda: self._spawn(self._report_extension_error(plugin, where, error)))
+
     # -- lifecycle ----------------------------------------------------------------------
 
     async def start(self) -> None:
@@ -235,7 +257,7 @@ class AgentSession:
         model = self.agent.model
         if model is not None and self._restored_model != model.key:
             self.session_file.append_model_change(model.key)
-        await self.call_hook("omp_session_start", SessionStartEvent())
+        await self.hooks.session_start(SessionStartEvent())
         await announce_restored(self, self._restored_model, self._restored_thinking)
         await discover_resources(self)
 
@@ -245,7 +267,7 @@ class AgentSession:
             self.session_file.close()
             return
         await self.wait_for_idle()
-        await self.call_hook("omp_session_shutdown", SessionShutdownEvent())
+        await self.hooks.session_shutdown(SessionShutdownEvent())
         await self._report_repeated_failures()
         self.artifacts.cleanup()
         self.session_file.close()
@@ -300,9 +322,7 @@ class AgentSession:
         self.abort_message = None
         idle = IdleBuild()
         try:
-            outcome = await self.call_hook(
-                "omp_input", InputEvent(text=text, images=images, source=source)
-            )
+            outcome = await self.hooks.input(InputEvent(text=text, images=images, source=source))
         finally:
             idle.stop()
         if outcome.handled:
@@ -314,24 +334,21 @@ class AgentSession:
             name, _, args = text[1:].partition(" ")
             command = self.commands.get(name)
             if command is not None:
-                result = command.handler(args.strip(), self._command_context)
-                if inspect.isawaitable(result):
-                    await result
+                await run_command(self, command, args.strip())
                 return
-        start = await self.call_hook(
-            "omp_before_agent_start",
+        start = await self.hooks.before_agent_start(
             BeforeAgentStartEvent(
                 prompt=text, images=images, system_prompt=list(self.system_prompt_sections)
             ),
         )
         self.effective_system_prompt = list(start.event.system_prompt)
         self.agent.system_prompt = join_system_prompt(start.event.system_prompt)
-        text = await check_prompt_size(self.compactor, text)
-        if text is None:
+        sent = await check_prompt_size(self.compactor, text)
+        if sent is None:
             return
-        content: Any = text
+        content: Any = sent
         if images:
-            content = [TextContent(text=text), *(_image(i) for i in images)]
+            content = [TextContent(text=sent), *(_image(i) for i in images)]
         messages = [*self.next_turn, UserMessage(content=content)]
         messages += [_custom_message(m) for m in start.added_messages]
         self.next_turn = []
@@ -394,7 +411,9 @@ class AgentSession:
         selected = ModelSelectEvent(model=model, previous_model=previous, source=source)
         self._on_loop(
             lambda: self._spawn(
-                self._announce(ModelChangedEvent(model=model.key), "omp_model_select", selected)
+                self._announce(
+                    ModelChangedEvent(model=model.key), self.hooks.model_select(selected)
+                )
             )
         )
         return True
@@ -405,19 +424,19 @@ class AgentSession:
         selected = ThinkingLevelSelectEvent(level=level, previous_level=previous, source=source)
         changed = ThinkingLevelChangedEvent(thinking_level=level)
         self._on_loop(
-            lambda: self._spawn(self._announce(changed, "omp_thinking_level_select", selected))
+            lambda: self._spawn(self._announce(changed, self.hooks.thinking_level_select(selected)))
         )
 
-    async def _announce(self, notice: Event, hook_name: str, event: Event) -> None:
-        """Tell subscribers (``notice``), then the hook's plugins (``event``)."""
+    async def _announce(self, notice: Event, hooks: Awaitable[None]) -> None:
+        """Tell subscribers (``notice``), then the hook's plugins."""
         await self._notify(notice)
-        await self.call_hook(hook_name, event)
+        await hooks
 
     async def search(self, kind: str, params: dict[str, Any], on_partial: Any = None) -> Any:
         if kind not in SEARCH_KINDS:
             raise OmpError(f"unknown search kind {kind!r}: grep, find or tree")
         event = SearchEvent(kind=kind, params=params, cwd=self.cwd, on_partial=on_partial)
-        outcome = await self.call_hook("omp_search", event)
+        outcome = await self.hooks.search(event)
         if outcome is None:
             raise OmpError(
                 f"no search backend answered a {kind} search; install one (the "
@@ -462,15 +481,13 @@ class AgentSession:
         return None
 
     async def compact(self, instructions: str | None = None) -> dict[str, Any]:
-        """Compact now (``/compact``): a running agent is stopped first. Returns the
-        compaction; OmpError when it could not be made (nothing was written)."""
-        if self.agent.is_streaming:
-            self.agent.abort()
-            await self.agent.wait_for_idle()
+        """Compact now (``/compact``, ``ctx.compact()``), safe from anywhere: a running
+        agent goes on, with the compacted conversation from its next safe point
+        (``Agent.compact``). Returns the compaction; OmpError when it could not be made
+        (nothing was written)."""
         if not self.agent.system_prompt:
             self.agent.system_prompt = join_system_prompt(self.system_prompt_sections)
-        self.agent.signal = AbortSignal()
-        return await self.compactor.compact(instructions or None)
+        return await self.agent.compact(instructions or None)
 
     # -- tree and other sessions (omp.session_actions) -----------------------------
 
@@ -493,8 +510,8 @@ class AgentSession:
         return await session_actions.navigate_tree(self, target_id, summarize, label, instructions)
 
     async def branch(self, entry_id: str) -> dict[str, bool]:
-        decision = await self.call_hook(
-            "omp_session_before_branch", SessionBeforeBranchEvent(entry_id=entry_id)
+        decision = await self.hooks.session_before_branch(
+            SessionBeforeBranchEvent(entry_id=entry_id)
         )
         if decision is not None and decision.cancel:
             return {"cancelled": True}
@@ -502,7 +519,7 @@ class AgentSession:
         if not (decision and decision.skip_conversation_restore):
             self.agent.messages = list(self.session_file.build_context().messages)
         path = str(self.session_file.path) if self.session_file.path else None
-        await self.call_hook("omp_session_branch", SessionBranchEvent(previous_session_file=path))
+        await self.hooks.session_branch(SessionBranchEvent(previous_session_file=path))
         return {"cancelled": False}
 
 

@@ -3,6 +3,7 @@ go on with a message, at most ``MAX_CONTINUATIONS`` times in a row."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from omp.events import SessionStopEvent
@@ -12,23 +13,23 @@ MAX_CONTINUATIONS = 8
 
 
 class StopHook:
-    """The agent's ``before_stop``: fires session_stop and turns what the handlers
-    returned into the message the run goes on with."""
+    """Asked (by the session's loop host) when the run would stop: fires session_stop
+    and turns what the handlers returned into the message the run goes on with."""
 
     def __init__(self, session: Any) -> None:
         self._session = session
         self._run: Any = None
         self.continuations = 0
 
-    async def __call__(self, turn_index: int) -> list[Any]:
+    async def __call__(self, turn_index: int, messages: Sequence[Any]) -> list[Any]:
         session = self._session
         agent = session.agent
         if agent.signal is not self._run:  # a new run: the count starts again
             self._run, self.continuations = agent.signal, 0
-        last = next((m for m in reversed(agent.messages) if m.role == "assistant"), None)
+        last = next((m for m in reversed(messages) if m.role == "assistant"), None)
         path = session.session_file.path
         event = SessionStopEvent(
-            messages=list(agent.messages),
+            messages=list(messages),
             turn_id=turn_index,
             last_assistant_message=last,
             session_id=session.session_file.session_id,
@@ -36,7 +37,7 @@ class StopHook:
             stop_hook_active=self.continuations > 0,
             signal=agent.signal,
         )
-        outcome = await session.call_hook("omp_session_stop", event)
+        outcome = await session.hooks.session_stop(event)
         texts = [m["content"] for m in outcome.added_messages]
         if not texts:
             return []

@@ -17,7 +17,7 @@ from acp.helpers import (
     update_current_mode,
     update_tool_call,
 )
-from omp.thinking import THINKING_LEVELS, thinking_levels
+from omp import THINKING_LEVELS, ToolRendering, thinking_levels
 
 from omp_mode_acp import updates
 from omp_mode_acp.client import AcpUI, ApprovalGate, ClientFiles
@@ -44,8 +44,10 @@ class AcpSession:
         self._running: asyncio.Task[Any] | None = None
         self._cancelled = False
         self._before: dict[str, str | None] = {}
-        self.gate = ApprovalGate(session.agent.approve, self._approved)
-        session.agent.approve = self.gate
+        self.view = ToolRendering(session.tools, session.report_plugin_error)
+        """The tools' own renderers: a call's title, a result's content."""
+        self.gate = ApprovalGate(session.approval, self._approved)
+        session.approval = self.gate
         session.ui = AcpUI(conn, self.id, self.cwd, self.gate.inner)
         fs = getattr(caps, "fs", None) if caps is not None else None
         if fs is not None and (fs.read_text_file or fs.write_text_file):
@@ -82,7 +84,7 @@ class AcpSession:
         await self.send(update_available_commands(commands))
 
     async def replay(self) -> None:
-        for update in updates.replay(self.session.agent.messages, self.cwd):
+        for update in updates.replay(self.session.agent.messages, self.cwd, self.view):
             await self.send(update)
 
     # -- what the client sees ------------------------------------------------------
@@ -186,12 +188,19 @@ class AcpSession:
             if event.tool_name == "write":
                 self._before[event.tool_call_id] = self._snapshot(event.args)
             await self.send(
-                updates.call_started(event.tool_call_id, event.tool_name, event.args, self.cwd)
+                updates.call_started(
+                    event.tool_call_id, event.tool_name, event.args, self.cwd, self.view
+                )
             )
         elif kind == "tool_execution_update":
-            content = updates.result_content(
-                event.tool_name, {}, event.partial_result, self.cwd, None
-            )
+            content = updates.rendered_content(
+                self.view,
+                event.tool_call_id,
+                event.tool_name,
+                event.args,
+                event.partial_result,
+                partial=True,
+            ) or updates.result_content(event.tool_name, {}, event.partial_result, self.cwd, None)
             if content:
                 await self.send(
                     update_tool_call(event.tool_call_id, status="in_progress", content=content)
@@ -208,6 +217,7 @@ class AcpSession:
                     event.is_error,
                     self.cwd,
                     before,
+                    self.view,
                 )
             )
             if event.tool_name == updates.PLAN_TOOL and not event.is_error:
@@ -216,6 +226,9 @@ class AcpSession:
                     await self.send(plan)
         elif kind == "notice" and event.level != "info":
             print(f"omp: {event.level}: {event.message}", file=sys.stderr, flush=True)
+        elif kind == "extension_error" and event.occurrence == 1:
+            text = f"plugin {event.extension_path} failed in {event.event}: {event.error}"
+            print(f"omp: {text}", file=sys.stderr, flush=True)
 
     def _args_of(self, call_id: str) -> dict[str, Any] | None:
         for message in reversed(self.session.agent.messages):
