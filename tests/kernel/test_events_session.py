@@ -216,18 +216,53 @@ def test_fork_before_a_user_message_makes_a_new_file_with_the_path_to_it(make_se
     names = recorder.names()
     assert names[names.index("before_fork") :] == [
         "before_fork",
-        "before_switch",
         "shutdown",
         "start",
         "switch",
         "fork",
         "shutdown",
     ]
-    assert recorder.seen[names.index("before_switch")][1]["reason"] == "fork"
     assert (
         "fork",
         {"previous": old, "entry_id": recorder.seen[names.index("before_fork")][1]["entry_id"]},
     ) in recorder.seen
+
+
+class Guard:
+    """A guard as pi's confirm-destructive example writes it: it asks before the
+    session is left, on each before-event it knows."""
+
+    @omp.hookimpl
+    async def omp_session_before_switch(self, event, ctx):
+        confirmed = await ctx.ui.confirm(f"Leave this session ({event.reason})?", "")
+        return None if confirmed else {"cancel": True}
+
+    @omp.hookimpl
+    async def omp_session_before_fork(self, event, ctx):
+        confirmed = await ctx.ui.confirm("Fork this session?", "")
+        return None if confirmed else {"cancel": True}
+
+
+def test_a_guard_is_asked_once_per_session_action(make_session, omp_harness):
+    session, _ = make_session(
+        [{"text": "one"}],
+        plugins=[Commands(), Guard()],
+        session_path=str(omp_harness.cwd / "s.jsonl"),
+        ui_answers=[True] * 5,
+    )
+
+    async def fork_then_new(ctx):
+        first = next(e for e in ctx.session.entries() if e["type"] == "message")
+        forked = await ctx.fork(first["id"], "at")
+        return forked, await ctx.new_session()
+
+    Commands.action = fork_then_new
+    omp_harness.run(session, "first", "/do")
+    assert Commands.result == ({"cancelled": False}, {"cancelled": False})
+    assert session.ui.requests == [
+        ("confirm", "Fork this session?"),
+        ("confirm", "Leave this session (new)?"),
+    ]
 
 
 def test_fork_can_be_cancelled_and_an_unknown_entry_is_an_error(make_session, omp_harness):

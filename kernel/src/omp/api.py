@@ -11,11 +11,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from omp.errors import OmpError, RuntimeNotReadyError
 from omp.secrets import Secrets
+from omp.session_scope import Scope, check_scope
 from omp.thinking import THINKING_LEVELS
+
+if TYPE_CHECKING:
+    from omp.contrib import Command
+    from omp.runtime import AgentSession
+    from omp.tools import Tool
 
 DeliverAs = Literal["steer", "followUp", "nextTurn"]
 
@@ -57,29 +63,34 @@ class OmpAPI:
         """The working directory (a Path), known while plugins load."""
         self.agent_dir = agent_dir
         """The agent directory (~/.omp/agent or $OMP_CODING_AGENT_DIR), a Path."""
-        self._session: Any = None
+        self._session: AgentSession | None = None
         self._flags: dict[str, Any] | None = None
         self.events = EventBus(self._report_bus_error)
         self.logger = logging.getLogger("omp.plugins")
         self.secrets = Secrets()
         """The credential values omp hides (omp.secrets), shared by every session."""
+        self.process_state: dict[str, Any] = {}
+        """Plugin state of the process, shared by every session it runs and kept when
+        a session is replaced (caches, connections): key it by your plugin's name.
+        What belongs to one conversation goes in ``ctx.state`` instead. Usable while
+        plugins load."""
 
-    def _bind(self, session: Any) -> None:
+    def _bind(self, session: AgentSession) -> None:
         self._session = session
 
-    def _for_session(self, session: Any) -> OmpAPI:
+    def _for_session(self, session: AgentSession) -> OmpAPI:
         """An api bound to one session, sharing this one's event bus and flags: two
         sessions in one process each act on their own conversation."""
         bound = OmpAPI(self.cwd, self.agent_dir)
         bound.events, bound.logger, bound._flags = self.events, self.logger, self._flags
-        bound.secrets = self.secrets
+        bound.secrets, bound.process_state = self.secrets, self.process_state
         bound._bind(session)
         return bound
 
     def _set_flags(self, values: dict[str, Any]) -> None:
         self._flags = dict(values)
 
-    def _require(self, action: str) -> Any:
+    def _require(self, action: str) -> AgentSession:
         if self._session is None:
             raise RuntimeNotReadyError(
                 f"api.{action}() cannot be called while plugins are loading; call it from "
@@ -109,6 +120,18 @@ class OmpAPI:
     def append_entry(self, custom_type: str, data: Any = None) -> None:
         """Write a ``custom`` entry to the session (plugin state; never sent to a model)."""
         self._require("append_entry").append_entry(custom_type, data)
+
+    def set_session_name(self, name: str) -> None:
+        """Name the session (pi's ``setSessionName``), as ``/name`` does: written as a
+        ``session_info`` entry, shown by listings and ``/resume``. Whitespace runs
+        become one space; an empty name is an OmpError."""
+        from omp.session_actions import set_session_name
+
+        set_session_name(self._require("set_session_name"), name)
+
+    def get_session_name(self) -> str | None:
+        """The session's name (the latest given), or None (pi's ``getSessionName``)."""
+        return self._require("get_session_name").session_file.name
 
     # -- secrets ----------------------------------------------------------------------
 
@@ -142,30 +165,48 @@ class OmpAPI:
     def set_active_tools(self, names: list[str]) -> None:
         self._require("set_active_tools").tools.set_active(names)
 
-    def register_tool(self, tool: Any) -> None:
+    def get_tool(self, name: str, *, overridden: bool = False) -> Tool | None:
+        """The tool the model calls as ``name`` (None: no such tool). With
+        ``overridden=True``, the tool that a declared override of that name
+        (``Tool(overrides=name)``) replaced, so the override can delegate to it:
+        ``ctx.api.get_tool("read", overridden=True).execute(...)``."""
+        tools = self._require("get_tool").tools
+        return tools.overridden(name) if overridden else tools.get(name)
+
+    def register_tool(self, tool: Tool, *, scope: Scope = "session") -> None:
         """Add an ``omp.tools.Tool`` to this session; the next model request sees it,
-        and hooks see its calls like any tool's."""
+        and hooks see its calls like any tool's. With ``scope="session"`` it is dropped
+        when the session ends (a new, resumed or forked one replaces it); ``"process"``
+        keeps it, as tools from ``omp_register_tools`` are kept."""
         from omp.tools import Tool
 
         if not isinstance(tool, Tool):
             raise OmpError(f"register_tool takes an omp.tools.Tool, not {type(tool).__name__}")
-        self._require("register_tool").tools.register(tool)
+        check_scope(scope)
+        session = self._require("register_tool")
+        session.tools.register(tool)
+        session.session_scoped.track("tools", tool.name, scope)
 
     def unregister_tool(self, name: str) -> None:
-        self._require("unregister_tool").tools.unregister(name)
+        session = self._require("unregister_tool")
+        session.tools.unregister(name)
+        session.session_scoped.forget("tools", name)
 
-    def register_command(self, command: Any) -> None:
+    def register_command(self, command: Command, *, scope: Scope = "session") -> None:
         """Add an ``omp.contrib.Command`` to this session (a slash command known only
-        once the session runs); a name already taken is an error."""
+        once the session runs); a name already taken is an error. ``scope`` as for
+        ``register_tool``."""
         from omp.contrib import Command
 
         if not isinstance(command, Command):
             raise OmpError(f"register_command takes an omp.contrib.Command, not {command!r}")
+        check_scope(scope)
         session = self._require("register_command")
         if command.name in session.commands:
             raise OmpError(f"a command named /{command.name} is already registered")
         session.commands[command.name] = command
         session.session_commands.add(command.name)
+        session.session_scoped.track("commands", command.name, scope)
 
     def unregister_command(self, name: str) -> None:
         """Remove a slash command registered with ``register_command`` (an MCP server
@@ -177,6 +218,7 @@ class OmpAPI:
             raise OmpError(f"/{name} was not registered with register_command")
         del runtime.commands[name]
         runtime.session_commands.remove(name)
+        runtime.session_scoped.forget("commands", name)
 
     async def emit(self, event: Any) -> None:
         """Send an ``omp.events`` event from a plugin: every plugin's ``omp_<type>`` hook

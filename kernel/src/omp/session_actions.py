@@ -3,10 +3,16 @@ tree navigation, for command handlers, the terminal UI and RPC - each with omp's
 before-event (the first cancel wins) and after-events, and the model and thinking
 level a session restores.
 
+Each action asks its one before-event, as pi does: new and resume
+``session_before_switch``, fork ``session_before_fork``, tree navigation
+``session_before_tree`` - a guard is asked once per action.
+
 Replacing the session (new, switch, fork) keeps the AgentSession, its plugins and
 its api: the old session gets ``session_shutdown`` (reason new/resume/fork) and its
-file is released, the new one becomes current with a fresh ``ctx.state`` and gets
-``session_start`` (same reason, ``previous_session_file``), then ``session_switch``.
+file is released, the tools and commands plugins registered for it alone are
+dropped (omp.session_scope), the new one becomes current with a fresh ``ctx.state``
+and gets ``session_start`` (same reason, ``previous_session_file``), then
+``session_switch``.
 """
 
 from __future__ import annotations
@@ -38,10 +44,10 @@ async def announce_restored(session: Any, model_key: str | None, level: str | No
     file recorded and the session now uses."""
     model = session.agent.model
     if model is not None and model_key == model.key:
-        await session.call_hook("omp_model_select", ModelSelectEvent(model=model, source="restore"))
+        await session.hooks.model_select(ModelSelectEvent(model=model, source="restore"))
     if level is not None and level == session.agent.thinking_level:
-        await session.call_hook(
-            "omp_thinking_level_select", ThinkingLevelSelectEvent(level=level, source="restore")
+        await session.hooks.thinking_level_select(
+            ThinkingLevelSelectEvent(level=level, source="restore")
         )
 
 
@@ -80,8 +86,7 @@ def _entry(session: Any, entry_id: str) -> dict[str, Any]:
 
 async def _before_switch(session: Any, reason: str, target: str | None = None) -> bool:
     """Whether a session_before_switch handler cancelled."""
-    decision = await session.call_hook(
-        "omp_session_before_switch",
+    decision = await session.hooks.session_before_switch(
         SessionBeforeSwitchEvent(reason=reason, target_session_file=target),  # type: ignore[arg-type]
     )
     return bool(decision is not None and decision.cancel)
@@ -134,11 +139,10 @@ async def fork(session: Any, entry_id: str, position: str = "before") -> dict[st
         raise OmpError(f"unknown fork position {position!r}; use before or at")
     _require_idle(session, "fork the session")
     entry = _entry(session, entry_id)
-    decision = await session.call_hook(
-        "omp_session_before_fork",
+    decision = await session.hooks.session_before_fork(
         SessionBeforeForkEvent(entry_id=entry_id, position=position),  # type: ignore[arg-type]
     )
-    if (decision is not None and decision.cancel) or await _before_switch(session, "fork"):
+    if decision is not None and decision.cancel:
         return CANCELLED
     current = session.session_file
     leaf = entry.get("parentId") if position == "before" else entry_id
@@ -154,8 +158,7 @@ async def fork(session: Any, entry_id: str, position: str = "before") -> dict[st
         forked.ensure_on_disk()
     editor_text = _draft(entry) if position == "before" else None
     previous = await _replace(session, forked, "fork")
-    await session.call_hook(
-        "omp_session_fork",
+    await session.hooks.session_fork(
         SessionForkEvent(
             previous_session_file=previous,
             entry_id=entry_id,
@@ -200,8 +203,7 @@ async def navigate_tree(
         entries_to_summarize=[dict(e) for e in abandoned],
         user_wants_summary=summarize,
     )
-    decision = await session.call_hook(
-        "omp_session_before_tree",
+    decision = await session.hooks.session_before_tree(
         SessionBeforeTreeEvent(preparation=preparation, signal=session.agent.signal),
     )
     if decision is not None and decision.cancel:
@@ -229,8 +231,7 @@ async def navigate_tree(
     if label is not None:
         file.append_label(target_id, label)
     session.agent.messages = list(file.build_context().messages)
-    await session.call_hook(
-        "omp_session_tree",
+    await session.hooks.session_tree(
         SessionTreeEvent(
             new_leaf_id=file.leaf_id,
             old_leaf_id=old_leaf,
@@ -251,13 +252,15 @@ async def _summarise_branch(
     return await branch_summary.summarise(session, abandoned, instructions, signal)
 
 
-async def set_session_name(session: Any, name: str) -> dict[str, Any]:
-    """Name the session (``/name``); the name is what listings and ``/resume`` show."""
-    name = " ".join(name.split())
+def set_session_name(session: Any, name: str) -> str:
+    """Name the session (``/name``, ``api.set_session_name``): a ``session_info`` entry,
+    what listings and ``/resume`` show. Whitespace runs become one space; the name as
+    stored is returned."""
+    name = " ".join(str(name).split())
     if not name:
         raise OmpError("a session name cannot be empty")
     session.session_file.append_session_info(name)
-    return {"cancelled": False, "name": name}
+    return name
 
 
 def _draft(entry: dict[str, Any]) -> str | None:
@@ -290,10 +293,10 @@ async def _replace(session: Any, new_file: Any, reason: str) -> str | None:
 
     old_file = session.session_file
     previous = _path(old_file)
-    await session.call_hook(
-        "omp_session_shutdown",
+    await session.hooks.session_shutdown(
         SessionShutdownEvent(reason=reason, target_session_file=_path(new_file)),  # type: ignore[arg-type]
     )
+    session.session_scoped.drop(session)
     session.artifacts.cleanup()
     old_file.close()  # other processes may write it now
     session.session_file = new_file
@@ -308,14 +311,12 @@ async def _replace(session: Any, new_file: Any, reason: str) -> str | None:
     session.agent.messages = list(restored.messages)
     for warning in new_file.load_warnings:
         await session.notice(warning, "warning")
-    await session.call_hook(
-        "omp_session_start",
+    await session.hooks.session_start(
         SessionStartEvent(reason=reason, previous_session_file=previous),  # type: ignore[arg-type]
     )
     await _restore(session, restored)
     await discover_resources(session)
-    await session.call_hook(
-        "omp_session_switch",
+    await session.hooks.session_switch(
         SessionSwitchEvent(reason=reason, previous_session_file=previous),
     )
     return previous
@@ -330,8 +331,7 @@ async def _restore(session: Any, restored: Any) -> None:
     )
     if usable:
         previous, agent.model = agent.model, model
-        await session.call_hook(
-            "omp_model_select",
+        await session.hooks.model_select(
             ModelSelectEvent(model=model, previous_model=previous, source="restore"),
         )
     elif restored.model and not usable:
@@ -343,7 +343,6 @@ async def _restore(session: Any, restored: Any) -> None:
     level = restored.thinking_level
     if level:
         previous_level, agent.thinking_level = agent.thinking_level, level
-        await session.call_hook(
-            "omp_thinking_level_select",
+        await session.hooks.thinking_level_select(
             ThinkingLevelSelectEvent(level=level, previous_level=previous_level, source="restore"),
         )

@@ -76,9 +76,13 @@ def omp_register_commands(api):
     def bye(args, ctx):
         ctx.shutdown()
 
+    def boom(args, ctx):
+        raise RuntimeError("the command is broken")
+
     return [
         Command("kick", "Hand the agent a message", kick),
         Command("bye", "End the session (ctx.shutdown)", bye),
+        Command("boom", "Always fails", boom),
     ]
 
 

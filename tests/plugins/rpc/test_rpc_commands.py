@@ -228,6 +228,36 @@ def test_slash_command_that_starts_a_turn_is_not_reported_local_only(rpc):
     assert not any(f["type"] == "prompt_result" for f in rpc.since(start))
 
 
+def test_a_failing_slash_command_answers_its_prompt_once(rpc):
+    # one response per id: a failure after the prompt was accepted is its prompt_result
+    start = rpc.mark()
+    answer = rpc.request("prompt", message="/boom")
+    assert answer["success"] is True
+    result = rpc.wait_for(lambda f: f["type"] == "prompt_result", start)
+    assert result == {
+        "type": "prompt_result",
+        "id": answer["id"],
+        "agentInvoked": False,
+        "error": "/boom failed: RuntimeError: the command is broken",
+    }
+    frames = rpc.since(start)
+    assert [f for f in frames if f.get("id") == answer["id"]] == [answer, result]
+    [error] = [f for f in frames if f["type"] == "extension_error"]
+    assert error["event"] == "command /boom"
+    assert error["error"] == "RuntimeError: the command is broken"
+    assert "rpc_extension" in error["extensionPath"]
+
+    start = rpc.mark()  # a command refusing its input: the user's error, not the plugin's
+    answer = rpc.request("prompt", message="/tree nosuchentry")
+    result = rpc.wait_for(lambda f: f["type"] == "prompt_result", start)
+    assert answer["success"] is True and result["id"] == answer["id"]
+    assert "nosuchentry" in result["error"] and "\n" not in result["error"]
+    frames = rpc.since(start)
+    assert [f for f in frames if f.get("id") == answer["id"]] == [answer, result]
+    assert not any(f["type"] == "extension_error" for f in frames)
+    assert rpc.ok("get_state")["isStreaming"] is False
+
+
 def test_compact_returns_omp_compaction_result(rpc):
     before = rpc.ok("get_state")["messageCount"]
     result = rpc.ok("compact", customInstructions="SUMMARIZE_ME briefly")

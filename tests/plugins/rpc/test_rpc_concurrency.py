@@ -380,3 +380,14 @@ def test_eof_fails_an_open_host_tool_call_and_exits_zero(fresh_rpc):
     assert end["isError"] is True
     assert end["result"]["content"][0]["text"] == "the RPC host closed the connection"
     assert "Traceback" not in client.stderr()
+
+
+def test_host_tools_belong_to_the_connection_and_outlive_a_session(fresh_rpc):
+    # set_host_tools registers them for the process: a new session still has them
+    client = fresh_rpc()
+    client.ok("set_host_tools", tools=[ECHO_HOST])
+    assert client.ok("new_session") == {"cancelled": False}
+    frames = client.run("BADHOST calls")
+    ends = [f for f in frames if f["type"] == "tool_execution_end"]
+    text = ends[0]["result"]["content"][0]["text"]
+    assert text == "Invalid arguments for tool echo_host: text: Field required"

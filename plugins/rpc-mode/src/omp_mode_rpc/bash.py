@@ -9,8 +9,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from omp.abort import AbortSignal
-from omp.errors import OmpError
+from omp import AbortSignal, OmpError
 
 from omp_mode_rpc.state import one_line
 
@@ -38,10 +37,10 @@ class UserBash:
             signal.abort("aborted")
 
     async def _run(self, request_id: Any, command: str, signal: AbortSignal) -> None:
-        from omp.user_shell import execute
+        from omp import run_user_shell
 
         try:
-            run = await execute(self.session, "bash", command, False, signal)
+            run = await run_user_shell(self.session, "bash", command, False, signal)
         except (OSError, OmpError) as exc:
             self.respond(request_id, "bash", error=one_line(exc))
             return

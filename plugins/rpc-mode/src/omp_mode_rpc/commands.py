@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from omp.errors import OmpError
+from omp import OmpError
 
 from omp_mode_rpc import state
 from omp_mode_rpc.slash import available_commands
@@ -164,7 +164,7 @@ async def export_html(server: Any, frame: dict[str, Any]) -> Any:
         raise OmpError("nothing to export: this session is not saved to a file")
     given = frame.get("outputPath") or f"{session.session_file.session_id[:8]}.html"
     target = Path(session.cwd) / Path(str(given)).expanduser()
-    from omp.context import CommandContext
+    from omp import CommandContext
 
     # The client names the file and asks again as the session grows: omp overwrites it.
     outcome = command.handler(f"{target} --force", CommandContext(session))
@@ -185,14 +185,12 @@ async def set_session_name(server: Any, frame: dict[str, Any]) -> Any:
     name = frame.get("name")
     if not isinstance(name, str) or not name.strip():
         raise OmpError("Session name cannot be empty")
-    from omp.session_actions import set_session_name as name_session
-
-    await name_session(server.session, name)
+    server.session.api.set_session_name(name)
     return NO_DATA
 
 
 async def get_messages(server: Any, frame: dict[str, Any]) -> Any:
-    from omp.messages import to_wire
+    from omp import to_wire
 
     return {"messages": [to_wire(m) for m in server.session.agent.messages]}
 
@@ -209,8 +207,7 @@ async def get_available_commands(server: Any, frame: dict[str, Any]) -> Any:
 async def list_sessions(server: Any, frame: dict[str, Any]) -> Any:
     """Not in omp's protocol: the sessions ``/resume`` lists (this directory's, newest
     first; every project's with ``all``), ``search`` words matching id, title or cwd."""
-    from omp.session_listing import list_all_sessions, list_sessions
-    from omp.session_store import sessions_dir
+    from omp import list_all_sessions, list_sessions, sessions_dir
 
     search = frame.get("search")
     if search is not None and not isinstance(search, str):

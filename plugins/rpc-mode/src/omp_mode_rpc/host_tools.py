@@ -12,8 +12,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from omp.errors import OmpError
-from omp.tools import Tool
+from omp import OmpError, Tool
 from pydantic import BaseModel, ConfigDict
 
 from omp_mode_rpc.ui import snowflake
@@ -125,7 +124,8 @@ class HostTools:
             self._api.unregister_tool(name)
         self._names = []
         for definition in definitions:
-            self._api.register_tool(HostTool(definition, self))
+            # The client's set belongs to the connection, not to one session.
+            self._api.register_tool(HostTool(definition, self), scope="process")
             self._names.append(definition["name"])
         return list(self._names)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import omp
-from omp.contrib import RunMode
+from omp import RunMode
 
 
 @omp.hookimpl

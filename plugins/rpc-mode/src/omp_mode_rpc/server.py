@@ -17,8 +17,7 @@ import threading
 import time
 from typing import Any
 
-from omp.messages import ImageContent, TextContent, UserMessage
-from omp.settings import json_type_name
+from omp import ImageContent, TextContent, UserMessage, json_type_name
 
 from omp_mode_rpc.bash import UserBash
 from omp_mode_rpc.commands import COMMANDS, NO_DATA
@@ -265,21 +264,30 @@ class RpcServer:
     async def _prompt(
         self, request_id: Any, command: str, message: str, images: Any, accepted: int
     ) -> None:
+        """The prompt was answered when accepted; what happens later (a local-only
+        prompt, a failure) is a ``prompt_result`` frame with its id, never a second
+        response: one response per request id."""
         before = self._agent_starts
-        if accepted == self._aborts:  # else aborted before it began: no turn
+        ran = accepted == self._aborts  # else aborted before it began: no turn
+        error = None
+        if ran:
             self._running_prompt = accepted
             try:
                 await self.session.prompt(message, images or None, source="rpc")
             except Exception as exc:
-                self.respond(request_id, command, error=one_line(exc))
-                return
+                error = one_line(exc)
             finally:
                 self._running_prompt = None
-        if self._agent_starts == before:
+        if self._agent_starts == before and error is None:
             # A command may have handed the agent a turn that starts after it returned.
             await self.session.wait_for_idle()
-        if self._agent_starts == before and command in ("prompt", "abort_and_prompt"):
-            frame = {"type": "prompt_result", "agentInvoked": False}
+            if ran and self._agent_starts == before:
+                error = self.session.abort_message  # a failed slash command says why
+        invoked = self._agent_starts != before
+        if error or (not invoked and command in ("prompt", "abort_and_prompt")):
+            frame: dict[str, Any] = {"type": "prompt_result", "agentInvoked": invoked}
+            if error:
+                frame["error"] = error
             self.send({"id": request_id, **frame} if request_id is not None else frame)
 
     def queue_message(self, message: str, images: Any, behaviour: str) -> None:

@@ -9,8 +9,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from omp.errors import OmpError
-from omp.messages import content_text, to_wire
+from omp import OmpError, content_text, to_wire
 
 NO_DATA = object()
 """A response's ``data`` left out (``None`` is sent as ``null``)."""

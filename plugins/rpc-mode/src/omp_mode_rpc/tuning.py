@@ -7,8 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from omp.errors import OmpError
-from omp.thinking import THINKING_LEVELS, next_thinking_level
+from omp import THINKING_LEVELS, OmpError, next_thinking_level
 
 from omp_mode_rpc import state
 from omp_mode_rpc.state import NO_DATA

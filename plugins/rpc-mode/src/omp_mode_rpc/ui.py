@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from omp.ui import UI
+from omp import UI
 
 _sequence = itertools.count()
 _EPOCH_MS = 1_288_834_974_657  # Twitter's snowflake epoch, as omp's ids use

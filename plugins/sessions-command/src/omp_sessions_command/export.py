@@ -203,7 +203,7 @@ def default_name(source: Path) -> str:
 def check_target(source: Path, target: Path, *, force: bool = False) -> None:
     """An export never replaces a session file (nor any ``.jsonl``), and replaces
     another existing file only with ``force``."""
-    from omp.errors import UsageError
+    from omp import UsageError
 
     if target.suffix.lower() == ".jsonl":
         raise UsageError(
@@ -223,10 +223,7 @@ def export_session(source: Path, target: Path, secrets: Any = None, *, force: bo
     for ``.md``/``.markdown``, else HTML. Every credential ``secrets`` (omp.secrets;
     default: what omp knows outside a session) hold is hidden, also from a session
     written before omp hid them. ``check_target`` says what is refused."""
-    from omp.atomic_write import write_file
-    from omp.errors import OmpError
-    from omp.secrets import known_secrets
-    from omp.session import SessionFile
+    from omp import OmpError, SessionFile, known_secrets, write_file
 
     check_target(source, target, force=force)
     session = SessionFile.open(source, lock=False)

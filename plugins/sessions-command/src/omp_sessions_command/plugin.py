@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import omp
-from omp.contrib import Command, Subcommand
+from omp import Command, Subcommand
 
 SUMMARY_KEY = "omp_sessions_command.summary"
 """Where ``/tree ID --summary TEXT`` leaves the summary for session_before_tree."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from omp.errors import OmpError
+from omp import OmpError
 
 HIDDEN = ("label", "custom", "model_change", "thinking_level_change", "session_info")
 """Entry types omp's /tree hides by default."""
@@ -198,19 +198,17 @@ async def name(args: str, ctx: Any) -> None:
             else "this session has no name; /name TEXT sets one"
         )
         return
-    result = await ctx.set_session_name(args)
-    ctx.ui.notify(f"session named {result['name']!r}")
+    ctx.ui.notify(f"session named {ctx.set_session_name(args)!r}")
 
 
 def _sessions_dir(ctx: Any) -> Path:
-    from omp.session_store import sessions_dir
+    from omp import sessions_dir
 
     return sessions_dir(ctx.api.agent_dir, ctx.cwd, ctx.settings.get("sessionDir"))
 
 
 async def resume(args: str, ctx: Any) -> None:
-    from omp.session_listing import list_sessions
-    from omp.session_store import find_session
+    from omp import find_session, list_sessions
 
     from omp_sessions_command.command import format_row
 
