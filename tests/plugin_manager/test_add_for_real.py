@@ -146,7 +146,9 @@ def test_new_then_add_then_the_projects_own_tests_pass(venv: Env) -> None:
     assert guard["contributes"]["flags"] == ["guard-greeting"]
     tests = venv.run(venv.python, "-m", "pytest", "-q", cwd=venv.work / "omp-guard")
     assert tests.returncode == 0, tests.stdout + tests.stderr
-    assert "4 passed" in tests.stdout
+    written = (venv.work / "omp-guard" / "tests" / "test_plugin.py").read_text()
+    count = written.count("\ndef test_")
+    assert f"{count} passed" in tests.stdout
     assert venv.run(venv.omp, "plugin", "doctor").returncode == 0
 
     removed = venv.run(venv.omp, "plugin", "remove", "guard")
@@ -198,3 +200,47 @@ def test_pip_failing_shows_its_message_and_changes_nothing(venv: Env, tmp_path: 
     assert refused.returncode == 1
     assert "refused" in refused.stderr and "omp-kernel==0.1.0" in refused.stderr
     assert venv.installed() == before
+
+
+def _tool_plugin(overrides: str | None = None, answer: str = "x") -> str:
+    declared = f", overrides={overrides!r}" if overrides else ""
+    return textwrap.dedent(
+        f"""\
+        import omp
+        from pydantic import BaseModel
+        from omp.tools import Tool
+
+
+        class Query(BaseModel):
+            q: str = ""
+
+
+        @omp.hookimpl
+        def omp_register_tools(api):
+            return [Tool(name="lookup", parameters=Query, execute=lambda *a: {answer!r}{declared})]
+        """
+    )
+
+
+def test_add_accepts_a_declared_tool_override_and_refuses_an_undeclared_clash(
+    venv: Env, tmp_path: Path
+) -> None:
+    base = _project(tmp_path, "lookup-base", _tool_plugin())
+    guard = _project(tmp_path, "lookup-guard", _tool_plugin(overrides="lookup"))
+    clash = _project(tmp_path, "lookup-clash", _tool_plugin())
+    try:
+        assert venv.run(venv.omp, "plugin", "add", base).returncode == 0
+        added = venv.run(venv.omp, "plugin", "add", guard)
+        assert added.returncode == 0, added.stderr
+        assert "added lookup-guard 1.0: plugin lookup_guard (tools lookup)" in added.stdout
+        refused = venv.run(venv.omp, "plugin", "add", clash)
+        assert refused.returncode == 1 and "Traceback" not in refused.stderr
+        assert (
+            "omp: lookup_clash: tool 'lookup' is registered by both lookup_base and "
+            "lookup_clash; lookup_clash's is refused (a tool that replaces another declares "
+            "overrides='lookup')"
+        ) in refused.stderr
+        assert "remove it with: omp plugin remove lookup-clash" in refused.stderr
+    finally:
+        for name in ("lookup-clash", "lookup-guard", "lookup-base"):
+            venv.run(venv.omp, "plugin", "remove", name)

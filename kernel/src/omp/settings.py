@@ -9,6 +9,9 @@ Objects deep-merge; scalars and arrays replace wholesale. A missing file is skip
 a malformed one is an ``OmpError`` naming the file, line and column. Every layer is
 checked against the schema (``omp.settings_check``): a value of the wrong type is left
 out, with one line on stderr, so the value under it applies; unknown keys are kept.
+``load_settings`` knows the kernel's keys; once the plugins load, the runtime checks the
+layers again with the keys they declare (``Settings.declare``), which also applies
+their defaults.
 
 The project file applies in full only when the project is trusted (``omp.trust``);
 otherwise only its harmless keys do. ``trustedDirectories`` is never read from it.
@@ -50,6 +53,7 @@ from typing import Any
 from omp.atomic_write import write_file
 from omp.errors import OmpError
 from omp.settings_check import checked_layer, first_problem, say_once, shown_path
+from omp.settings_schema import KERNEL, Schema
 from omp.trust import TRUSTED_DIRECTORIES, ProjectTrust, is_trusted, split_project_settings
 
 AGENT_DIR_ENV = "OMP_CODING_AGENT_DIR"
@@ -98,10 +102,12 @@ def agent_dir(env: Mapping[str, str] | None = None) -> Path:
 
 
 def user_settings_path(agent_directory: Path) -> Path:
+    """The user's settings file in the agent directory."""
     return Path(agent_directory) / SETTINGS_FILE
 
 
 def project_settings_path(cwd: Path) -> Path:
+    """The project's settings file (``.omp/settings.json`` under ``cwd``)."""
     return Path(cwd) / PROJECT_DIR / SETTINGS_FILE
 
 
@@ -118,8 +124,10 @@ def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, An
 
 
 class Settings:
-    """The merged settings (``.data``), the files they were read from (``.sources``) and
-    whether the project's own settings were trusted (``.trust``)."""
+    """The merged settings (``.data``), the files they were read from (``.sources``),
+    whether the project's own settings were trusted (``.trust``) and the declarations
+    they were checked against (``.schema``: the kernel's, plus the loaded plugins' once
+    ``declare`` ran)."""
 
     def __init__(
         self,
@@ -132,6 +140,19 @@ class Settings:
         self.trust = trust or ProjectTrust(Path.cwd(), trusted=False)
         self.problems: list[str] = []
         """One line per invalid value left out while loading (already said on stderr)."""
+        self.schema: Schema = KERNEL
+        self.layers: list[tuple[str, Mapping[str, Any]]] = []
+        """(source, settings) per layer as read, lowest first: ``declare`` checks them again."""
+
+    def declare(self, schema: Schema) -> None:
+        """Check the layers again against ``schema`` (the kernel's keys and the loaded
+        plugins'): plugin keys get their declared defaults, and a value of the wrong
+        type for one is left out with one line on stderr, as for a kernel key. Settings
+        made from data (not loaded) are checked as one layer."""
+        layers = self.layers or [("the settings given", self.data)]
+        base = deep_merge(DEFAULTS, schema.plugin_defaults())
+        self.data, self.problems = _merge(layers, base, schema)
+        self.schema = schema
 
     def get(self, key: str, default: Any = None) -> Any:
         """The value at a dotted key (``"retry.maxRetries"``), or ``default``."""
@@ -157,8 +178,10 @@ class Settings:
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Settings:
         """A new ``Settings`` with ``overrides`` deep-merged on top (validated)."""
-        _validate(overrides, "overrides")
-        return Settings(deep_merge(self.data, overrides), self.sources, self.trust)
+        _validate(overrides, "overrides", self.schema)
+        settings = Settings(deep_merge(self.data, overrides), self.sources, self.trust)
+        settings.schema = self.schema
+        return settings
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Settings):
@@ -220,16 +243,26 @@ def load_settings(
         layers.append((shown_path(project_path), project))
     layers.extend(later)
 
-    merged = copy.deepcopy(DEFAULTS)
+    merged, problems = _merge(layers, DEFAULTS, KERNEL)
+    settings = Settings(merged, sources, decision)
+    settings.problems = problems
+    settings.layers = layers
+    return settings
+
+
+def _merge(
+    layers: list[tuple[str, Mapping[str, Any]]], base: Mapping[str, Any], schema: Schema
+) -> tuple[dict[str, Any], list[str]]:
+    """``layers`` merged over ``base``, each checked against ``schema``; the lines about
+    values left out are said once."""
+    merged = copy.deepcopy(dict(base))
     problems: list[str] = []
     for source, layer in layers:
-        valid, said = checked_layer(layer, source, merged)
+        valid, said = checked_layer(layer, source, merged, schema)
         problems.extend(said)
         merged = deep_merge(merged, valid)
     say_once(problems)
-    settings = Settings(merged, sources, decision)
-    settings.problems = problems
-    return settings
+    return merged, problems
 
 
 def user_setting(agent_directory: Path, key: str) -> Any:
@@ -366,10 +399,10 @@ def _drop_none(mapping: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _validate(layer: Mapping[str, Any], source: str) -> None:
+def _validate(layer: Mapping[str, Any], source: str, schema: Schema = KERNEL) -> None:
     """Refuse ``layer`` when the schema rejects a value in it (values set by a program
     or a command, where leaving one out would hide a mistake)."""
-    problem = first_problem(layer)
+    problem = first_problem(layer, schema)
     if problem:
         raise OmpError(f"invalid value in {source}: {problem}")
 

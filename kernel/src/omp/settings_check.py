@@ -22,38 +22,41 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from omp.settings_schema import SettingSpec, find, group_members, value_problem
+from omp.settings_schema import KERNEL, Schema, SettingSpec, value_problem
 
 _said: set[str] = set()
-_Say = Callable[[str, str, Any, str], None]
-"""Told (key, what was expected, the value, what is used instead) per invalid value."""
+_Say = Callable[[str, str, str, str], None]
+"""Told (key, what was expected, the value as shown, what is used instead) per invalid
+value."""
 
 
 def checked_layer(
-    layer: Mapping[str, Any], source: str, below: Mapping[str, Any] | None = None
+    layer: Mapping[str, Any],
+    source: str,
+    below: Mapping[str, Any] | None = None,
+    schema: Schema = KERNEL,
 ) -> tuple[dict[str, Any], list[str]]:
     """``layer`` without its invalid values, and one line per value left out.
 
     ``source`` names the layer (a file's path, a variable); ``below`` is what the lower
-    layers merged to, to name the value that stays in effect."""
+    layers merged to, to name the value that stays in effect; ``schema`` what is known
+    (the kernel's keys, or with the loaded plugins' too)."""
     problems: list[str] = []
 
-    def say(key: str, expected: str, value: Any, instead: str) -> None:
-        problems.append(
-            f"{source}: {key}: expected {expected}, got {shown_value(key, value)} ({instead})"
-        )
+    def say(key: str, expected: str, shown: str, instead: str) -> None:
+        problems.append(f"{source}: {key}: expected {expected}, got {shown} ({instead})")
 
-    return _walk(layer, "", below or {}, say), problems
+    return _walk(layer, "", below or {}, say, schema), problems
 
 
-def first_problem(layer: Mapping[str, Any]) -> str | None:
+def first_problem(layer: Mapping[str, Any], schema: Schema = KERNEL) -> str | None:
     """``key: expected ..., got ...`` for the first invalid value in ``layer``."""
     found: list[str] = []
 
-    def say(key: str, expected: str, value: Any, instead: str) -> None:
-        found.append(f"{key}: expected {expected}, got {shown_value(key, value)}")
+    def say(key: str, expected: str, shown: str, instead: str) -> None:
+        found.append(f"{key}: expected {expected}, got {shown}")
 
-    _walk(layer, "", {}, say)
+    _walk(layer, "", {}, say, schema)
     return found[0] if found else None
 
 
@@ -79,37 +82,38 @@ def shown_path(path: os.PathLike[str] | str) -> str:
 
 
 def _walk(
-    node: Mapping[str, Any], prefix: str, below: Mapping[str, Any], say: _Say
+    node: Mapping[str, Any], prefix: str, below: Mapping[str, Any], say: _Say, schema: Schema
 ) -> dict[str, Any]:
     kept: dict[str, Any] = {}
     for name, value in node.items():
         key = f"{prefix}{name}"
-        spec = find(key)
+        spec = schema.find(key)
         under = below.get(name) if isinstance(below, Mapping) else None
         if spec is not None and spec.type == "map" and isinstance(value, Mapping):
-            kept[name] = _map_items(spec, value, under, say)
+            kept[name] = _map_items(spec, value, under, say, schema)
         elif spec is not None:
             problem = value_problem(spec, value)
             if problem is None:
                 kept[name] = value
             else:
-                say(key, problem, value, _in_effect(spec, under))
-        elif group_members(key):
+                shown = shown_value(key, value, secret=spec.secret)
+                say(key, problem, shown, _in_effect(spec, under))
+        elif schema.group_members(key):
             if isinstance(value, Mapping):
-                kept[name] = _walk(value, key + ".", under or {}, say)
+                kept[name] = _walk(value, key + ".", under or {}, say, schema)
             else:
-                say(key, "an object of settings", value, "ignored")
+                say(key, "an object of settings", shown_value(key, value), "ignored")
         else:
             kept[name] = value
     return kept
 
 
 def _map_items(
-    spec: SettingSpec, items: Mapping[str, Any], below: Any, say: _Say
+    spec: SettingSpec, items: Mapping[str, Any], below: Any, say: _Say, schema: Schema
 ) -> dict[str, Any]:
     kept: dict[str, Any] = {}
     for name, value in items.items():
-        item = find(f"{spec.key}.{name}")
+        item = schema.find(f"{spec.key}.{name}")
         assert item is not None  # a map accepts every name
         if spec.items != "integer":  # only a timeout may be null (no limit)
             item = replace(item, default="")
@@ -119,11 +123,13 @@ def _map_items(
         else:
             known = isinstance(below, Mapping) and name in below
             use = f"using {_json(below[name])}" if known else "ignored"
-            say(item.key, problem, value, use)
+            say(item.key, problem, shown_value(item.key, value, secret=spec.secret), use)
     return kept
 
 
 def _in_effect(spec: SettingSpec, below: Any) -> str:
+    if spec.secret and (below is not None or spec.default is not None):
+        return "using the value under it"
     if below is not None and below != spec.default:
         return f"using {_json(below)}"
     if spec.default is None:
@@ -131,10 +137,11 @@ def _in_effect(spec: SettingSpec, below: Any) -> str:
     return f"using the default {_json(spec.default)}"
 
 
-def shown_value(key: str, value: Any) -> str:
+def shown_value(key: str, value: Any, *, secret: bool = False) -> str:
     """``value`` as a problem line quotes it: JSON, cut to 60 characters, and only its
-    kind where ``key`` names a credential (a key pasted in the wrong place stays put)."""
-    if _CREDENTIAL.search(key.rsplit(".", 1)[-1]):
+    kind where ``key`` names a credential or is declared ``secret`` (a key pasted in
+    the wrong place stays put)."""
+    if secret or _CREDENTIAL.search(key.rsplit(".", 1)[-1]):
         return _KINDS.get(type(value), "a value")
     return _json(value)
 

@@ -1,6 +1,8 @@
-"""The settings schema: every key the kernel and the built-in plugins read, its type,
-default and meaning. ``omp config`` validates against it; a test fails when code reads
-a key that is not declared here.
+"""Settings declarations: ``SettingSpec``, the kernel's own keys (``SCHEMA``), and
+``Schema``, the union of the kernel's keys and those the loaded plugins declare through
+``omp_register_settings``. ``omp config`` and settings loading validate against the
+union; a test fails when kernel code reads a key that is not declared here, or plugin
+code a key its plugin does not declare.
 
 Keys are dotted paths into the settings object (``retry.maxRetries``). A ``map`` entry
 holds free-form names (``tools.approval.bash``), each value of the entry's ``items``
@@ -13,8 +15,9 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal, get_args
 
 from omp.errors import OmpError
 from omp.thinking import THINKING_LEVELS
@@ -23,20 +26,33 @@ from omp.trust import SAFE_PROJECT_KEYS, TRUSTED_DIRECTORIES
 QUEUE_MODES = ("all", "one-at-a-time")
 
 
+SettingType = Literal["string", "boolean", "integer", "number", "array", "map"]
+"""The kind of value a setting holds."""
+
+
 @dataclass(frozen=True)
 class SettingSpec:
-    """One setting: ``type`` is string, boolean, integer, number, array (of ``items``)
-    or map (names to ``items``)."""
+    """One setting's declaration: the kernel's own, and what a plugin returns from
+    ``omp_register_settings``.
+
+    ``key`` is dotted (``myplugin.greeting``); ``type`` is string, boolean, integer,
+    number, array (of ``items``) or map (names to ``items``); ``default`` (a JSON value)
+    is what ``settings.get(key)`` gives when no layer sets it (None: unset). ``choices``
+    limits a string; ``nullable`` lets ``null`` through; ``minimum`` bounds a number;
+    ``item_choices`` limits a map's values. ``secret`` keeps the value out of everything
+    omp prints about settings (``omp config list``, the lines about invalid values).
+    """
 
     key: str
-    type: str
+    type: SettingType
     default: Any
     description: str
     choices: tuple[str, ...] = ()
     nullable: bool = False
     minimum: float | None = None
-    items: str = "string"
+    items: SettingType = "string"
     item_choices: tuple[str, ...] = ()
+    secret: bool = False
 
     @property
     def project_safe(self) -> bool:
@@ -49,6 +65,7 @@ class SettingSpec:
         return self.key == TRUSTED_DIRECTORIES
 
     def type_name(self) -> str:
+        """``integer``, ``dark|light``, ``array of string``; ``|null`` added when nullable."""
         if self.choices:
             shown = "|".join(self.choices)
         elif self.type in ("array", "map"):
@@ -58,7 +75,7 @@ class SettingSpec:
         return shown + ("|null" if self.nullable else "")
 
 
-def _s(key: str, type: str, default: Any, description: str, **more: Any) -> SettingSpec:
+def _s(key: str, type: SettingType, default: Any, description: str, **more: Any) -> SettingSpec:
     return SettingSpec(key, type, default, description, **more)
 
 
@@ -84,14 +101,6 @@ _ENTRIES = [
         "off",
         "thinking level used without --thinking",
         choices=THINKING_LEVELS,
-    ),
-    _s(
-        "theme",
-        "string",
-        None,
-        "terminal UI colours (unset: from the terminal's background; NO_COLOR wins)",
-        choices=("dark", "light"),
-        nullable=True,
     ),
     _s(
         "steeringMode",
@@ -272,55 +281,10 @@ _ENTRIES = [
             ("xhigh", 32768),
         )
     ),
-    _s(
-        "scripted.script",
-        "string",
-        None,
-        "script file the scripted provider replays",
-        nullable=True,
-    ),
-    _s("search.regexTimeoutMs", "number", 5000, "time limit of one grep regex", minimum=1),
-    _s(
-        "search.backend",
-        "string",
-        "auto",
-        "grep/find backend: auto (natives when installed) or python",
-        choices=("auto", "python"),
-    ),
-    _s(
-        "includeWorkspaceTree",
-        "boolean",
-        False,
-        "the workspace tree (depth 3, ignore rules applied) in the system prompt, "
-        "taken once per session",
-    ),
-    _s(
-        "sequentialThinking.forcedThoughts",
-        "integer",
-        0,
-        "thoughts required before anything else (0: off)",
-        minimum=0,
-    ),
-    _s("sequentialThinking.maxNudges", "integer", 3, "reminders before the run stops", minimum=0),
-    _s("sequentialThinking.maxHistory", "integer", 64, "thoughts kept per session", minimum=1),
     _s("rules.enabled", "boolean", True, "load rules (.omp/rules, .cursor/rules, ...)"),
     _s("skills.enabled", "boolean", True, "load skills (SKILL.md folders)"),
     _s("promptTemplates.enabled", "boolean", True, "load prompt templates as slash commands"),
     _s("contextFiles.enabled", "boolean", True, "read AGENTS.md / CLAUDE.md into the prompt"),
-    _s(
-        "bash.artifactMaxBytes",
-        "integer",
-        50 * 1024 * 1024,
-        "bash output kept in the artifact",
-        minimum=4096,
-    ),
-    _s(
-        "bash.outputHardLimitBytes",
-        "integer",
-        200 * 1024 * 1024,
-        "bash output that ends the command",
-        minimum=4096,
-    ),
     _s(
         "bash.passProviderKeys",
         "boolean",
@@ -336,109 +300,129 @@ _ENTRIES = [
         "--api-key, MCP env and headers) as [REDACTED:NAME] in tool results, events, "
         "session files and exports",
     ),
-    _s(
-        "batch.requestsPerMinute",
-        "map",
-        {},
-        "omp batch: provider name (or *) to requests per minute, shared by every worker",
-        items="integer",
-    ),
-    _s(
-        "batch.tokensPerMinute",
-        "map",
-        {},
-        "omp batch: provider name (or *) to tokens per minute, shared by every worker",
-        items="integer",
-    ),
-    _s(
-        "interactive.dialogGuardMs",
-        "integer",
-        400,
-        "keys typed this soon after a dialog pops up go to the editor, not the dialog",
-        minimum=0,
-    ),
-    _s(
-        "mcp.toolMode",
-        "string",
-        "auto",
-        "MCP tools offered at once (eager), behind one search tool (deferred), or "
-        "deferred above mcp.deferThreshold (auto)",
-        choices=("auto", "eager", "deferred"),
-    ),
-    _s("mcp.deferThreshold", "integer", 40, "MCP tools above which auto defers", minimum=0),
-    _s(
-        "mcp.startupGateMs",
-        "integer",
-        250,
-        "how long the first prompt waits for MCP servers; slower ones join when ready",
-        minimum=0,
-    ),
-    _s("mcp.timeoutMs", "integer", 60000, "MCP request timeout (a server's wins)", minimum=1),
-    _s(
-        "mcp.resultMaxBytes",
-        "integer",
-        50 * 1024,
-        "MCP tool result shown to the model; the whole result is kept as an artifact",
-        minimum=1024,
-    ),
-    _s(
-        "mcp.importOtherAgents",
-        "boolean",
-        True,
-        "also start the MCP servers of Claude Code, Cursor, Windsurf, Codex, Gemini CLI, opencode",
-    ),
 ]
 
-SCHEMA: dict[str, SettingSpec] = {spec.key: spec for spec in _ENTRIES}
-"""Every known setting by its dotted key."""
+
+class Schema:
+    """Settings declarations by dotted key, and the plugin declaring each plugin key:
+    ``KERNEL`` holds the kernel's own; a runtime's ``settings.schema`` adds the loaded
+    plugins' (``with_plugins``). ``omp config`` and settings loading check against it."""
+
+    def __init__(self, specs: Iterable[SettingSpec], owners: dict[str, str] | None = None) -> None:
+        self.specs: dict[str, SettingSpec] = {spec.key: spec for spec in specs}
+        self.owners: dict[str, str] = dict(owners or {})
+
+    def find(self, key: str) -> SettingSpec | None:
+        """The spec of ``key``, a member of a map (``tools.approval.bash``) included."""
+        if key in self.specs:
+            return self.specs[key]
+        head, _, name = key.rpartition(".")
+        parent = self.specs.get(head)
+        if parent is not None and parent.type == "map" and name:
+            return SettingSpec(
+                key,
+                parent.items,
+                None,
+                f"{parent.key} for {name}",
+                choices=parent.item_choices,
+                secret=parent.secret,
+            )
+        return None
+
+    def owner(self, key: str) -> str | None:
+        """The plugin declaring ``key`` (or the map holding it); None for a kernel key."""
+        return self.owners.get(key) or self.owners.get(key.rpartition(".")[0])
+
+    def group_members(self, key: str) -> list[str]:
+        """The keys of the group ``key`` (``retry`` -> ``retry.enabled``...), else []."""
+        return [k for k in self.specs if k.startswith(key + ".")]
+
+    def resolve(self, key: str) -> SettingSpec:
+        """The spec of ``key``; an unknown key or a group is an error naming what to use."""
+        spec = self.find(key)
+        if spec is not None:
+            return spec
+        members = self.group_members(key)
+        if members:
+            raise OmpError(f"{key} is a group of settings: use one of {', '.join(members)}")
+        known = [*self.specs, *{k.split(".")[0] for k in self.specs}]
+        close = difflib.get_close_matches(key, known, n=1, cutoff=0.5)
+        hint = f"; did you mean {close[0]}?" if close else "; `omp config list` shows every setting"
+        raise OmpError(f"unknown setting {key!r}{hint}")
+
+    def parse_value(self, key: str, text: str) -> Any:
+        """The value of ``key`` written on a command line as ``text``, checked."""
+        value = _parse(self.resolve(key), text.strip())
+        self.check_value(key, value)
+        return value
+
+    def check_value(self, key: str, value: Any) -> None:
+        """Raise a one-line ``OmpError`` unless ``value`` is valid for ``key``."""
+        problem = value_problem(self.resolve(key), value, typed=False)
+        if problem:
+            raise OmpError(f"{key} must be {problem}, got {json.dumps(value, default=str)}")
+
+    def with_plugins(self, declared: Iterable[tuple[str, SettingSpec]]) -> tuple[Schema, list[str]]:
+        """This schema plus each plugin's declarations ((plugin, spec) pairs), and one
+        line per declaration refused (a key taken, a bad type or default)."""
+        union = Schema(self.specs.values(), self.owners)
+        problems: list[str] = []
+        for plugin, spec in declared:
+            problem = union._refusal(spec)
+            if problem:
+                problems.append(f"plugin {plugin} declares setting {spec.key!r}: {problem}")
+                continue
+            union.specs[spec.key] = spec
+            union.owners[spec.key] = plugin
+        return union, problems
+
+    def _refusal(self, spec: SettingSpec) -> str | None:
+        parts = spec.key.split(".")
+        if not all(parts):
+            return "its key must be names joined by dots"
+        prefixes = [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+        taken = [k for k in prefixes if k in self.specs] + self.group_members(spec.key)
+        if taken:
+            owner = self.owners.get(taken[0])
+            whose = f"plugin {owner}'s" if owner else "the kernel's"
+            return f"it clashes with {whose} setting {taken[0]}"
+        kinds = get_args(SettingType)
+        if spec.type not in kinds or spec.items not in kinds:
+            return f"its type must be one of {', '.join(kinds)}"
+        if not spec.description:
+            return "it has no description"
+        if spec.default is not None:
+            problem = value_problem(spec, spec.default)
+            if problem:
+                return f"its default must be {problem}"
+        return None
+
+    def plugin_defaults(self) -> dict[str, Any]:
+        """The plugin keys' defaults as a settings object (keys without one left out)."""
+        nested: dict[str, Any] = {}
+        for key in self.owners:
+            default = self.specs[key].default
+            if default is None:
+                continue
+            *parents, name = key.split(".")
+            node = nested
+            for part in parents:
+                node = node.setdefault(part, {})
+            node[name] = default
+        return nested
 
 
-def find(key: str) -> SettingSpec | None:
-    """The spec of ``key``, a member of a map (``tools.approval.bash``) included."""
-    if key in SCHEMA:
-        return SCHEMA[key]
-    head, _, name = key.rpartition(".")
-    parent = SCHEMA.get(head)
-    if parent is not None and parent.type == "map" and name:
-        return SettingSpec(
-            key, parent.items, None, f"{parent.key} for {name}", choices=parent.item_choices
-        )
-    return None
+KERNEL = Schema(_ENTRIES)
+"""The kernel's own settings."""
 
+SCHEMA: dict[str, SettingSpec] = KERNEL.specs
+"""Every kernel setting by its dotted key."""
 
-def group_members(key: str) -> list[str]:
-    """The keys of the group ``key`` (``retry`` -> ``retry.enabled``...), else []."""
-    return [k for k in SCHEMA if k.startswith(key + ".")]
-
-
-def resolve(key: str) -> SettingSpec:
-    """The spec of ``key``; an unknown key or a group is an error naming what to use."""
-    spec = find(key)
-    if spec is not None:
-        return spec
-    members = group_members(key)
-    if members:
-        raise OmpError(f"{key} is a group of settings: use one of {', '.join(members)}")
-    known = [*SCHEMA, *{k.split(".")[0] for k in SCHEMA}]
-    close = difflib.get_close_matches(key, known, n=1, cutoff=0.5)
-    hint = f"; did you mean {close[0]}?" if close else "; `omp config list` shows every setting"
-    raise OmpError(f"unknown setting {key!r}{hint}")
-
-
-def parse_value(key: str, text: str) -> Any:
-    """The value of ``key`` written on a command line as ``text``, checked."""
-    spec = resolve(key)
-    value = _parse(spec, text.strip())
-    check_value(key, value)
-    return value
-
-
-def check_value(key: str, value: Any) -> None:
-    """Raise a one-line ``OmpError`` unless ``value`` is valid for ``key``."""
-    spec = resolve(key)
-    problem = value_problem(spec, value, typed=False)
-    if problem:
-        raise OmpError(f"{key} must be {problem}, got {json.dumps(value, default=str)}")
+find = KERNEL.find
+group_members = KERNEL.group_members
+resolve = KERNEL.resolve
+parse_value = KERNEL.parse_value
+check_value = KERNEL.check_value
 
 
 def value_problem(spec: SettingSpec, value: Any, *, typed: bool = True) -> str | None:

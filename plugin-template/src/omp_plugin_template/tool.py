@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from omp.tools import Tool
+from omp import Tool
 from pydantic import BaseModel, Field
 
-from omp_plugin_template.plugin import FLAG, PLUGIN, TOOL
+from omp_plugin_template.plugin import FLAG, PLUGIN, SETTING, TOOL
 
 
 class HelloParams(BaseModel):
@@ -16,7 +16,7 @@ class HelloParams(BaseModel):
 
 
 def _hello(call_id: str, params: HelloParams, signal: Any, update: Any, ctx: Any) -> str:
-    greeting = ctx.api.get_flag(FLAG) or "Hello"
+    greeting = ctx.api.get_flag(FLAG) or ctx.settings.get(SETTING)
     state = ctx.state.setdefault(PLUGIN, {"greetings": 0})
     state["greetings"] += 1
     return f"{greeting}, {params.name}!"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from omp.atomic_write import replacing
+from omp import replacing
 
 SETTING = "bash.artifactMaxBytes"
 MARKER_RESERVE = 256

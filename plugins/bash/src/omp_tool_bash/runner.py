@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from omp.processes import track_group, untrack_group
+from omp import track_process_group, untrack_process_group
 
 from omp_tool_bash.output import OutputSink
 
@@ -116,7 +116,7 @@ async def run_command(
                 return
 
     loop.add_reader(fd, readable)
-    track_group(proc.pid)
+    track_process_group(proc.pid)
     settled = False  # True once the shell exited or its group was stopped
     try:
         try:
@@ -137,7 +137,7 @@ async def run_command(
         if not settled:  # cancelled or failed on the way: leave nothing running
             _signal_group(proc.pid, signals.SIGKILL)
             proc.poll()
-        untrack_group(proc.pid)
+        untrack_process_group(proc.pid)
         loop.remove_reader(fd)
         proc.stdout.close()
     code = proc.returncode if how == "exited" else None

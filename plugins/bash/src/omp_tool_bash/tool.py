@@ -10,7 +10,7 @@ import tempfile
 import time
 from typing import Any
 
-from omp.tools import Tool, ToolResult, tool_cwd
+from omp import Tool, ToolResult, tool_cwd
 from pydantic import BaseModel, Field
 
 from omp_tool_bash.artifact import SETTING as ARTIFACT_SETTING

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import omp
-from omp.contrib import Subcommand
+from omp import SettingSpec, Subcommand
 
 
 def _run(args: list[str], runtime: Any) -> int:
@@ -17,3 +17,17 @@ def _run(args: list[str], runtime: Any) -> int:
 @omp.hookimpl
 def omp_register_subcommands(api: Any) -> list[Subcommand]:
     return [Subcommand("batch", "run many tasks (a JSONL file) as independent sessions", _run)]
+
+
+@omp.hookimpl
+def omp_register_settings(api: Any) -> list[SettingSpec]:
+    return [
+        SettingSpec(
+            f"batch.{unit}PerMinute",
+            "map",
+            {},
+            f"omp batch: provider name (or *) to {unit} per minute, shared by every worker",
+            items="integer",
+        )
+        for unit in ("requests", "tokens")
+    ]

@@ -8,12 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from omp.errors import OmpError, UsageError
-from omp.settings import save_setting, unset_setting
-from omp.settings_schema import find, group_members, parse_value, resolve
-from omp.trust import TRUSTED_DIRECTORIES
+from omp import TRUSTED_DIRECTORIES_KEY, OmpError, Schema, UsageError, save_setting, unset_setting
 
-from omp_config_command.view import Layers, redact, shown
+from omp_config_command.view import Layers, Row, redact, shown
 
 USAGE = """\
 usage: omp config list [--project] [--json]   every setting, its value and origin
@@ -21,7 +18,9 @@ usage: omp config list [--project] [--json]   every setting, its value and origi
        omp config set KEY VALUE [--project]   write to your user settings (or the project's)
        omp config unset KEY [--project]       remove from your user settings (or the project's)
 
-Keys are dotted (retry.maxRetries). User settings: ~/.omp/agent/settings.json;
+Keys are dotted (retry.maxRetries); besides omp's own, each installed plugin declares
+its keys (list shows which, with defaults and descriptions, and hides secret ones).
+User settings: ~/.omp/agent/settings.json;
 --project: .omp/settings.json in this directory, shared with your team (until you trust
 the directory, only its harmless keys apply).
 """
@@ -34,7 +33,9 @@ ACTIONS = {
 ARITY = {"list": 0, "get": 1, "set": 2, "unset": 1}
 
 
-def run(args: list[str], cwd: Path) -> int:
+def run(args: list[str], cwd: Path, schema: Schema) -> int:
+    """Run ``omp config ARGS`` in ``cwd``; ``schema``: the kernel's and the loaded plugins'
+    settings."""
     positional = [a for a in args if not a.startswith("-") or a == "-"]
     flags = [a for a in args if a.startswith("-") and a != "-"]
     if {"-h", "--help"} & set(flags):
@@ -53,7 +54,7 @@ def run(args: list[str], cwd: Path) -> int:
         what = f"unknown flag {unknown[0]}; " if unknown else ""
         raise UsageError(f"{what}usage: {ACTIONS[action]}")
     project = "--project" in flags
-    layers = Layers.read(cwd)
+    layers = Layers.read(cwd, schema)
     if action == "list":
         return _list(layers, project, "--json" in flags)
     if action == "get":
@@ -68,19 +69,36 @@ def _list(layers: Layers, project: bool, as_json: bool) -> int:
     if project:
         rows = [r for r in rows if r.origin.startswith("project")]
     if as_json:
-        data = {r.key: {"value": redact(r.key, r.value), "origin": r.origin} for r in rows}
+        data = {r.key: _described(layers.schema, r) for r in rows}
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     width = max((len(r.key) for r in rows), default=0)
     for row in rows:
-        value = json.dumps(redact(row.key, row.value), ensure_ascii=False)
-        origin = row.origin if row.known else f"{row.origin}, unknown setting"
-        print(f"{row.key:<{width}}  {value}  ({origin})")
+        value = json.dumps(row.shown(row.value), ensure_ascii=False)
+        spec = layers.schema.find(row.key)
+        if spec is None:
+            print(f"{row.key:<{width}}  {value}  ({row.origin}, unknown setting)")
+            continue
+        plugin = layers.schema.owner(row.key)
+        origin = f"{row.origin}, plugin {plugin}" if plugin else row.origin
+        print(f"{row.key:<{width}}  {value}  ({origin})  {spec.description}")
     return 0
 
 
+def _described(schema: Schema, row: Row) -> dict[str, Any]:
+    """A row as ``omp config list --json`` gives it: value and origin, and for a known
+    setting its default, description and the plugin declaring it (null: the kernel)."""
+    data: dict[str, Any] = {"value": row.shown(row.value), "origin": row.origin}
+    spec = schema.find(row.key)
+    if spec is not None:
+        data["default"] = row.shown(spec.default)
+        data["description"] = spec.description
+        data["plugin"] = schema.owner(row.key)
+    return data
+
+
 def _get(layers: Layers, key: str, project: bool) -> int:
-    _known_or_group(key)
+    _known_or_group(layers.schema, key)
     if project:
         value = _lookup(layers.project, key)
         if value is _UNSET:
@@ -92,7 +110,7 @@ def _get(layers: Layers, key: str, project: bool) -> int:
     if value is not _UNSET and not layers.project_applies(key):
         why = (
             "a project can never set it"
-            if key.split(".")[0] == TRUSTED_DIRECTORIES
+            if key.split(".")[0] == TRUSTED_DIRECTORIES_KEY
             else "this directory is not trusted (trust it with `omp --trust` or add it to "
             "trustedDirectories in your user settings)"
         )
@@ -104,14 +122,15 @@ def _get(layers: Layers, key: str, project: bool) -> int:
 
 
 def _set(layers: Layers, key: str, text: str, project: bool) -> int:
-    value = _as_usage(parse_value, key, text)
-    if project and key.split(".")[0] == TRUSTED_DIRECTORIES:
+    value = _as_usage(layers.schema.parse_value, key, text)
+    if project and key.split(".")[0] == TRUSTED_DIRECTORIES_KEY:
         raise OmpError(f"{key} can only be set in your user settings (drop --project)")
     path = save_setting(layers.project_path if project else layers.user_path, key, value)
     note = ""
     if project and not layers.project_applies(key):
         note = " (not applied until you trust this directory: omp --trust)"
-    print(f"{key} = {json.dumps(value, ensure_ascii=False)} in {path}{note}")
+    shown = json.dumps(redact(key, value, secret=_secret(layers.schema, key)), ensure_ascii=False)
+    print(f"{key} = {shown} in {path}{note}")
     return 0
 
 
@@ -119,7 +138,7 @@ def _unset(layers: Layers, key: str, project: bool) -> int:
     path = layers.project_path if project else layers.user_path
     data = layers.project if project else layers.user
     if _lookup(data, key) is _UNSET:
-        _known_or_group(key)
+        _known_or_group(layers.schema, key)
         print(f"{key} was not set in {path}")
         return 0
     unset_setting(path, key)
@@ -127,9 +146,14 @@ def _unset(layers: Layers, key: str, project: bool) -> int:
     return 0
 
 
-def _known_or_group(key: str) -> None:
-    if find(key) is None and not group_members(key):
-        _as_usage(resolve, key)
+def _known_or_group(schema: Schema, key: str) -> None:
+    if schema.find(key) is None and not schema.group_members(key):
+        _as_usage(schema.resolve, key)
+
+
+def _secret(schema: Schema, key: str) -> bool:
+    spec = schema.find(key)
+    return spec is not None and spec.secret
 
 
 def _as_usage(check: Any, *args: Any) -> Any:

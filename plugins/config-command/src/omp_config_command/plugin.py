@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import omp
-from omp.contrib import Subcommand
+from omp import Subcommand
 
 
 def _run(args: list[str], runtime: Any) -> int:
     from omp_config_command.command import run
 
-    return run(args, runtime.cwd)
+    return run(args, runtime.cwd, runtime.settings.schema)
 
 
 @omp.hookimpl

@@ -11,18 +11,19 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from omp.secrets import CREDENTIAL_NAME
-from omp.settings import (
+from omp import (
+    CREDENTIAL_NAME,
+    SAFE_PROJECT_KEYS,
+    TRUSTED_DIRECTORIES_KEY,
+    Schema,
     agent_dir,
+    check_settings_layer,
     environment_layers,
     load_settings,
     project_settings_path,
     read_settings_file,
     user_settings_path,
 )
-from omp.settings_check import checked_layer
-from omp.settings_schema import SCHEMA, find, group_members
-from omp.trust import SAFE_PROJECT_KEYS, TRUSTED_DIRECTORIES
 
 REDACTED = "[redacted]"
 _SECRET_VALUE = re.compile(r"^(sk-|sk_|xai-|gsk_|AIza|ghp_|gho_|github_pat_|hf_|glpat-)")
@@ -35,11 +36,17 @@ class Row:
     origin: str
     known: bool
     applied: bool = True
+    secret: bool = False
+
+    def shown(self, value: Any) -> Any:
+        """``value`` (this key's) as it may be printed: secrets hidden."""
+        return redact(self.key, value, secret=self.secret)
 
 
 @dataclass
 class Layers:
-    """The settings files and variables of one directory, and whether it is trusted."""
+    """The settings files and variables of one directory, whether it is trusted, and the
+    settings the kernel and the loaded plugins declare."""
 
     cwd: Path
     user_path: Path
@@ -49,12 +56,14 @@ class Layers:
     env: list[tuple[str, dict[str, Any]]]
     effective: Any
     trusted: bool
+    schema: Schema
 
     @classmethod
-    def read(cls, cwd: Path) -> Layers:
+    def read(cls, cwd: Path, schema: Schema) -> Layers:
         user_path = user_settings_path(agent_dir())
         project_path = project_settings_path(cwd)
         settings = load_settings(cwd)
+        settings.declare(schema)
         return cls(
             cwd,
             user_path,
@@ -64,11 +73,12 @@ class Layers:
             environment_layers(),
             settings,
             settings.trust.trusted,
+            schema,
         )
 
     def project_applies(self, key: str) -> bool:
         top = key.split(".")[0]
-        if top == TRUSTED_DIRECTORIES:
+        if top == TRUSTED_DIRECTORIES_KEY:
             return False
         return self.trusted or top in SAFE_PROJECT_KEYS
 
@@ -93,67 +103,71 @@ class Layers:
         """Each layer's valid settings, checked once: ``rows`` asks ``origin`` of every
         key."""
         return (
-            _valid(self.user),
-            _valid(self.project),
-            [(name, _valid(data)) for name, data in self.env],
+            self._valid(self.user),
+            self._valid(self.project),
+            [(name, self._valid(data)) for name, data in self.env],
         )
+
+    def _valid(self, layer: Mapping[str, Any]) -> dict[str, Any]:
+        return flatten(check_settings_layer(layer, "", schema=self.schema)[0], self.schema)
 
     def value(self, key: str) -> Any:
         """The value in effect: the merged settings, else the schema's default (a group
         is an object of its members)."""
         if key in self.effective:
             found = self.effective.get(key)
-            if not isinstance(found, Mapping) or not group_members(key):
+            if not isinstance(found, Mapping) or not self.schema.group_members(key):
                 return found
-        members = group_members(key)
+        members = self.schema.group_members(key)
         if members:
             return {m[len(key) + 1 :]: self.value(m) for m in members} | (
                 dict(self.effective.get(key) or {})
             )
-        spec = find(key)
+        spec = self.schema.find(key)
         return spec.default if spec is not None else None
 
     def rows(self) -> list[Row]:
         """Every known setting and every key set in a file, sorted by key."""
-        keys = set(SCHEMA)
+        keys = set(self.schema.specs)
         for layer in (self.user, self.project, *(data for _, data in self.env)):
-            keys.update(flatten(layer))
+            keys.update(flatten(layer, self.schema))
         rows: list[Row] = []
-        in_project = flatten(self.project)
+        in_project = flatten(self.project, self.schema)
         for key in sorted(keys):
-            known = find(key) is not None
-            rows.append(Row(key, self.value(key), self.origin(key), known))
+            spec = self.schema.find(key)
+            known, secret = spec is not None, spec is not None and spec.secret
+            rows.append(Row(key, self.value(key), self.origin(key), known, secret=secret))
             if key in in_project and not self.project_applies(key):
-                why = "user settings only" if key == TRUSTED_DIRECTORIES else "not trusted"
-                rows.append(Row(key, in_project[key], f"project, not applied: {why}", known, False))
+                why = "user settings only" if key == TRUSTED_DIRECTORIES_KEY else "not trusted"
+                origin = f"project, not applied: {why}"
+                rows.append(Row(key, in_project[key], origin, known, False, secret))
         return rows
 
 
-def flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+def flatten(data: Mapping[str, Any], schema: Schema) -> dict[str, Any]:
     """Dotted key -> value for every setting in ``data``; known settings (maps too) are
     leaves even when their value is an object."""
-    return dict(_leaves(data, prefix))
+    return dict(_leaves(data, "", schema))
 
 
-def _valid(layer: Mapping[str, Any]) -> dict[str, Any]:
-    return flatten(checked_layer(layer, "")[0])
-
-
-def _leaves(data: Mapping[str, Any], prefix: str) -> Iterator[tuple[str, Any]]:
+def _leaves(data: Mapping[str, Any], prefix: str, schema: Schema) -> Iterator[tuple[str, Any]]:
     for name, value in data.items():
         key = f"{prefix}{name}"
-        spec = find(key)
+        spec = schema.find(key)
         if isinstance(value, Mapping) and spec is None:
-            yield from _leaves(value, key + ".")
+            yield from _leaves(value, key + ".", schema)
         else:
             yield key, value
 
 
-def redact(key: str, value: Any) -> Any:
+def redact(key: str, value: Any, *, secret: bool = False) -> Any:
     """``value`` with anything that looks like a credential hidden: every string under a
     dotted key with a part named like one (``acme.apiKey``, ``acme.auth.user``) and every
     string shaped like a known key. Numbers and booleans are never credentials
-    (``compaction.reserveTokens``)."""
+    (``compaction.reserveTokens``), unless the key is declared ``secret``: then any value
+    set is hidden."""
+    if secret and value not in (None, "", [], {}):
+        return REDACTED
     if isinstance(value, str):
         hidden = (value != "" and CREDENTIAL_NAME.search(key)) or _SECRET_VALUE.match(value)
         return REDACTED if hidden else value

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import omp
-from omp.contrib import Flag, RunMode
+from omp import Flag, RunMode, SettingSpec
 
 
 @omp.hookimpl
@@ -59,3 +59,24 @@ async def _run(session: Any, request: Any) -> int:
     from omp_mode_interactive.mode import run_interactive
 
     return await run_interactive(session, request)
+
+
+@omp.hookimpl
+def omp_register_settings(api: Any) -> list[SettingSpec]:
+    return [
+        SettingSpec(
+            "theme",
+            "string",
+            None,
+            "terminal UI colours (unset: from the terminal's background; NO_COLOR wins)",
+            choices=("dark", "light"),
+            nullable=True,
+        ),
+        SettingSpec(
+            "interactive.dialogGuardMs",
+            "integer",
+            400,
+            "keys typed this soon after a dialog pops up go to the editor, not the dialog",
+            minimum=0,
+        ),
+    ]

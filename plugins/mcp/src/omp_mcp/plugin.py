@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import omp
-from omp.contrib import Subcommand
+from omp import SettingSpec, Subcommand
 
 STATE_KEY = "omp-mcp"
 READ_SCHEMES = "omp-tool-read.schemes"
@@ -74,3 +74,44 @@ def omp_before_agent_start(event: Any, ctx: Any) -> Any:
     if section is None:
         return None
     return {"system_prompt": [*event.system_prompt, section]}
+
+
+@omp.hookimpl
+def omp_register_settings(api: Any) -> list[SettingSpec]:
+    return [
+        SettingSpec(
+            "mcp.toolMode",
+            "string",
+            "auto",
+            "MCP tools offered at once (eager), behind one search tool (deferred), or "
+            "deferred above mcp.deferThreshold (auto)",
+            choices=("auto", "eager", "deferred"),
+        ),
+        SettingSpec(
+            "mcp.deferThreshold", "integer", 40, "MCP tools above which auto defers", minimum=0
+        ),
+        SettingSpec(
+            "mcp.startupGateMs",
+            "integer",
+            250,
+            "how long the first prompt waits for MCP servers; slower ones join when ready",
+            minimum=0,
+        ),
+        SettingSpec(
+            "mcp.timeoutMs", "integer", 60000, "MCP request timeout (a server's wins)", minimum=1
+        ),
+        SettingSpec(
+            "mcp.resultMaxBytes",
+            "integer",
+            50 * 1024,
+            "MCP tool result shown to the model; the whole result is kept as an artifact",
+            minimum=1024,
+        ),
+        SettingSpec(
+            "mcp.importOtherAgents",
+            "boolean",
+            True,
+            "also start the MCP servers of Claude Code, Cursor, Windsurf, Codex, Gemini CLI, "
+            "opencode",
+        ),
+    ]

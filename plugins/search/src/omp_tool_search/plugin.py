@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import omp
+from omp import SettingSpec
 
 TREE_SETTING = "includeWorkspaceTree"
 
@@ -68,3 +69,28 @@ async def omp_before_agent_start(event: Any, ctx: Any) -> dict[str, Any] | None:
     if tree is None:
         return None
     return {"system_prompt": prompt_tree.with_tree(event.system_prompt, tree)}
+
+
+@omp.hookimpl
+def omp_register_settings(api: Any) -> list[SettingSpec]:
+    """``search.backend`` is read by every backend (omp-natives' too): it is declared
+    here, with the backend that is always there to fall back to."""
+    return [
+        SettingSpec(
+            "search.regexTimeoutMs", "number", 5000, "time limit of one grep regex", minimum=1
+        ),
+        SettingSpec(
+            "search.backend",
+            "string",
+            "auto",
+            "grep/find backend: auto (natives when installed) or python",
+            choices=("auto", "python"),
+        ),
+        SettingSpec(
+            TREE_SETTING,
+            "boolean",
+            False,
+            "the workspace tree (depth 3, ignore rules applied) in the system prompt, "
+            "taken once per session",
+        ),
+    ]

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 import omp
-from omp.contrib import Command, Flag, Renderer
+from omp import Command, Flag, Renderer, SettingSpec
 
 from omp_sequential_thinking.state import ENTRY_TYPE, NUDGE_PREFIX, TOOL_NAME, ThinkingState
 
@@ -188,7 +188,7 @@ def omp_context(event, ctx):
     state = state_of(ctx)
     if not state.enforcing:
         return None
-    from omp.messages import DeveloperMessage
+    from omp import DeveloperMessage
 
     # Appending in place leaves the earlier messages unread, so none of them is copied.
     event.messages.append(DeveloperMessage(content=instruction(state.threshold)))
@@ -232,3 +232,30 @@ def omp_message_end(event, ctx, api):
         f"{state.nudges} times to use the sequential_thinking tool but recorded "
         f"{state.recorded} of the {state.threshold} required thoughts."
     )
+
+
+@omp.hookimpl
+def omp_register_settings(api):
+    return [
+        SettingSpec(
+            "sequentialThinking.forcedThoughts",
+            "integer",
+            0,
+            "thoughts required before anything else (0: off)",
+            minimum=0,
+        ),
+        SettingSpec(
+            "sequentialThinking.maxNudges",
+            "integer",
+            DEFAULT_MAX_NUDGES,
+            "reminders before the run stops",
+            minimum=0,
+        ),
+        SettingSpec(
+            "sequentialThinking.maxHistory",
+            "integer",
+            DEFAULT_MAX_HISTORY,
+            "thoughts kept per session",
+            minimum=1,
+        ),
+    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from omp.tools import Tool, ToolResult
+from omp import Tool, ToolResult
 from pydantic import BaseModel, Field, field_validator
 
 from omp_sequential_thinking.state import TOOL_NAME, ThinkingState
