@@ -259,8 +259,9 @@ def test_duplicate_tool_names_are_reported_naming_both_plugins(omp_harness):
     second = Contribute(tools=[Tool(name="dup", parameters=Empty, execute=lambda *a: "2")])
     runtime = omp_harness.runtime([first, second])
     (problem,) = [p for p in runtime.contributions.problems if "dup" in p]
-    assert "registered by both Contribute-2 and Contribute;" in problem
-    assert [t.name for t in runtime.contributions.of("tools")].count("dup") == 1
+    assert "registered by both Contribute and Contribute-2; Contribute-2's is refused" in problem
+    kept = [t for t in runtime.contributions.of("tools") if t.name == "dup"]
+    assert kept == [first.tools[0]]  # the first loaded keeps the name
 
 
 def test_a_command_can_branch_the_session_and_hooks_see_it(make_session, omp_harness):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -15,19 +15,27 @@ from omp.errors import OmpError, UsageError
 from omp.messages import ImageContent, TextContent
 from omp.secrets import Secrets
 
+if TYPE_CHECKING:
+    from omp.tool_render import CallRenderer, ResultRenderer
+
 
 @dataclass
 class ToolResult:
     """What a tool returns. ``content`` is what the model reads; ``details`` is for the
-    UI and the session (any JSON-able value); ``is_error`` marks a failed call."""
+    UI and the session (any JSON-able value); ``is_error`` marks a failed call.
+    ``terminate`` asks to end the run after this tool batch without another model
+    request; it takes effect when every result of the batch asks it (as pi's)."""
 
     content: list[TextContent | ImageContent] = field(default_factory=list)
     details: Any = None
     is_error: bool = False
+    terminate: bool = False
 
     @classmethod
-    def text(cls, text: str, details: Any = None, is_error: bool = False) -> ToolResult:
-        return cls([TextContent(text=text)], details, is_error)
+    def text(
+        cls, text: str, details: Any = None, is_error: bool = False, *, terminate: bool = False
+    ) -> ToolResult:
+        return cls([TextContent(text=text)], details, is_error, terminate)
 
     @classmethod
     def error(cls, text: str, details: Any = None) -> ToolResult:
@@ -43,7 +51,7 @@ class Tool:
     send), ``signal`` an ``omp.abort.AbortSignal``, ``on_update`` a callable taking a
     partial result, and ``ctx`` the handler context. It may be sync (run in a worker
     thread) or async, and may return a ToolResult, a string, a dict with ``content``
-    (and ``details``/``is_error``), or a list of content blocks.
+    (and ``details``/``is_error``/``terminate``), or a list of content blocks.
 
     ``exclusive`` tools never run beside another tool; ``hidden`` tools are registered
     but not offered to the model unless activated by name (omp's default-inactive);
@@ -51,7 +59,14 @@ class Tool:
     ``tool_approval_requested`` hook); ``network`` tools reach beyond the machine and
     are not offered with ``--offline``. ``render_call(args, options)`` and
     ``render_result(result, options)``, when given, return the lines a UI shows for a
-    call and its result instead of the default view.
+    call and its result instead of the default view (see ``omp.tool_render``).
+
+    ``overrides`` names the tool this one replaces (it must be its own name: the model
+    keeps calling it by that name). Only a declared override replaces another plugin's
+    tool, whatever order the plugins load in; the replaced tool stays reachable with
+    ``ctx.api.get_tool(name, overridden=True)`` to delegate to, and lends its renderers
+    to an override that has none. Two plugins registering one name without it is a
+    clash: the later one's tool is refused (see ``omp.tool_overrides``).
     """
 
     name: str = ""
@@ -62,8 +77,9 @@ class Tool:
     hidden: bool = False
     requires_approval: bool = False
     network: bool = False
-    render_call: Callable[[Any, Any], Any] | None = None
-    render_result: Callable[[Any, Any], Any] | None = None
+    render_call: CallRenderer | None = None
+    render_result: ResultRenderer | None = None
+    overrides: str | None = None
 
     def __init__(
         self,
@@ -76,8 +92,9 @@ class Tool:
         exclusive: bool | None = None,
         hidden: bool | None = None,
         requires_approval: bool | None = None,
-        render_call: Callable[[Any, Any], Any] | None = None,
-        render_result: Callable[[Any, Any], Any] | None = None,
+        render_call: CallRenderer | None = None,
+        render_result: ResultRenderer | None = None,
+        overrides: str | None = None,
     ) -> None:
         if name is not None:
             self.name = name
@@ -97,6 +114,8 @@ class Tool:
             self.render_call = render_call
         if render_result is not None:
             self.render_result = render_result
+        if overrides is not None:
+            self.overrides = overrides
         self._execute = execute
         self._schema: dict[str, Any] | None = None
         if not self.name or not getattr(self, "parameters", None):
@@ -216,13 +235,36 @@ def describe_validation_error(tool_name: str, exc: ValidationError) -> str:
 
 
 class ToolRegistry:
-    """Every registered tool, and which of them the model currently sees."""
+    """Every registered tool, and which of them the model currently sees.
 
-    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+    ``owners`` names the plugin that registered each tool; ``replaced`` holds, by
+    name, the (plugin, tool) a declared override replaced (``omp.tool_overrides``)."""
+
+    def __init__(
+        self,
+        tools: Iterable[Tool] = (),
+        *,
+        owners: Mapping[str, str] | None = None,
+        replaced: Mapping[str, tuple[str, Tool]] | None = None,
+    ) -> None:
         self._tools: dict[str, Tool] = {}
         for tool in tools:
             self._tools[tool.name] = tool
         self._active = [t.name for t in self._tools.values() if not t.hidden]
+        self._owners = dict(owners or {})
+        self._replaced = dict(replaced or {})
+
+    def overridden(self, name: str) -> Tool | None:
+        """The tool that the override called ``name`` replaced, for it to delegate to."""
+        pair = self._replaced.get(name)
+        return pair[1] if pair else None
+
+    def owner(self, name: str, *, overridden: bool = False) -> str | None:
+        """The plugin that registered the tool (or the one it replaced); None if unknown."""
+        if overridden:
+            pair = self._replaced.get(name)
+            return pair[0] if pair else None
+        return self._owners.get(name)
 
     def __contains__(self, name: str) -> bool:
         return name in self._tools
@@ -244,18 +286,32 @@ class ToolRegistry:
 
     def register(self, tool: Tool) -> None:
         """Add ``tool`` while a session runs (active unless hidden); the next model
-        request offers it. A name already registered is an error."""
-        if tool.name in self._tools:
-            raise OmpError(f"a tool named {tool.name!r} is already registered")
+        request offers it. A name already registered is an error, unless the tool
+        declares ``overrides`` of it and that tool is not overridden yet."""
+        current = self._tools.get(tool.name)
+        if current is not None:
+            if tool.overrides != tool.name or tool.name in self._replaced:
+                raise OmpError(
+                    f"a tool named {tool.name!r} is already registered (to replace it, "
+                    f"declare overrides={tool.name!r})"
+                )
+            owner = self._owners.pop(tool.name, None) or f"tool:{tool.name}"
+            self._replaced[tool.name] = (owner, current)
         self._tools[tool.name] = tool
-        if not tool.hidden:
+        if not tool.hidden and tool.name not in self._active:
             self._active.append(tool.name)
 
     def unregister(self, name: str) -> None:
-        """Remove a tool; the next model request no longer offers it."""
+        """Remove a tool; the next model request no longer offers it. Removing an
+        override brings back the tool it replaced."""
         if name not in self._tools:
             raise OmpError(f"no tool named {name!r} is registered")
         del self._tools[name]
+        self._owners.pop(name, None)
+        replaced = self._replaced.pop(name, None)
+        if replaced is not None:
+            self._owners[name], self._tools[name] = replaced
+            return
         self._active = [n for n in self._active if n != name]
 
     def set_active(self, names: Iterable[str]) -> None:
@@ -343,13 +399,17 @@ def coerce_tool_result(raw: Any, secrets: Secrets | None = None) -> ToolResult:
         def clean(text: str) -> str:
             return redact(clean_text(text))
 
+    terminate = False
+    content: object
     if isinstance(raw, ToolResult):
         content, details, is_error = raw.content, raw.details, bool(raw.is_error)
+        terminate = raw.terminate is True
     elif isinstance(raw, str):
         return ToolResult([TextContent(text=clean(raw))])
     elif isinstance(raw, dict) and "content" in raw:
         content, details = raw.get("content"), raw.get("details")
         is_error = bool(raw.get("is_error", raw.get("isError", False)))
+        terminate = raw.get("terminate") is True
     elif isinstance(raw, list):
         content, details, is_error = raw, None, False
     elif raw is None:
@@ -367,7 +427,7 @@ def coerce_tool_result(raw: Any, secrets: Secrets | None = None) -> ToolResult:
     if dropped:
         blocks.append(TextContent(text=f"[{dropped} malformed content block(s) dropped]"))
     details = json_safe(details, clean=clean)
-    return ToolResult(blocks, details, is_error or (dropped > 0 and not blocks))
+    return ToolResult(blocks, details, is_error or (dropped > 0 and not blocks), terminate)
 
 
 def dumps_compact(value: Any) -> str:

@@ -39,12 +39,19 @@ class Screen:
     theme: Theme = field(default_factory=Theme.dark)
     renderers: dict[tuple[str, str], Any] = field(default_factory=dict)
     show_thinking: bool = True
+    tools: Any = None
+    """An omp.tool_render.ToolRendering, to draw tools with their own renderers."""
     chunks: list[str] = field(default_factory=list)
     lives: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.transcript = Transcript(
-            self.width, self.theme, self.renderers, self.show_thinking, self.chunks.append
+            self.width,
+            self.theme,
+            self.renderers,
+            self.show_thinking,
+            self.chunks.append,
+            tools=self.tools,
         )
 
     def play(self, events: list[Any], watch_live: bool = True) -> Screen:

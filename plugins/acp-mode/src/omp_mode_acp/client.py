@@ -11,8 +11,7 @@ from typing import Any
 
 from acp import schema
 from acp.helpers import text_block, tool_content
-from omp.files import FileAccess
-from omp.ui import UI
+from omp import UI, FileAccess
 
 from omp_mode_acp.updates import tool_kind, tool_title
 

@@ -26,7 +26,7 @@ the flags are omp's (`omp --help`) and apply to every session.
 async def _protocol_streams() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
     import stat
 
-    from omp.errors import UsageError
+    from omp import UsageError
 
     for fd, name in ((0, "stdin"), (1, "stdout")):
         mode = os.fstat(fd).st_mode
@@ -67,13 +67,12 @@ async def serve(config: Any) -> int:
 
 def run_command(args: list[str], runtime: Any) -> Any:
     """``omp acp [flags]``."""
-    from omp.cli.args import parse
-    from omp.errors import UsageError
+    from omp import UsageError, parse_cli_args
 
     if {"-h", "--help"} & set(args):
         print(USAGE, end="")
         return 0
-    parsed = parse(args, runtime.contributions.of("flags"))
+    parsed = parse_cli_args(args, runtime.contributions.of("flags"))
     if parsed.messages:
         raise UsageError(
             f"omp acp takes no prompt ({parsed.messages[0]!r}): the editor sends prompts"
@@ -87,7 +86,7 @@ def run_command(args: list[str], runtime: Any) -> Any:
 async def run_mode(session: Any, request: Any) -> int:
     """``omp --mode acp``: the session the CLI opened is not used (the editor opens
     its own), only the flags it was opened with."""
-    from omp.errors import UsageError
+    from omp import UsageError
 
     if request.prompts:
         raise UsageError("--mode acp takes no prompt: the editor sends prompts")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import omp
-from omp.contrib import RunMode, Subcommand
+from omp import RunMode, Subcommand
 
 
 def _command(args: list[str], runtime: Any) -> Any:

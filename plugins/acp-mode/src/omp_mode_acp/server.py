@@ -34,14 +34,14 @@ class ServerConfig:
 
     @classmethod
     def from_flags(cls, flags: dict[str, Any]) -> ServerConfig:
-        from omp.cli.paths import check_extension_path
+        from omp import check_extension_path
 
         paths = [check_extension_path(str(p)).absolute() for p in flags.get("extension") or []]
         return cls(flags=dict(flags), trust=bool(flags.get("trust")), extension_paths=paths)
 
 
 def _options(config: ServerConfig, **where: Any) -> Any:
-    from omp.bootstrap import SessionOptions
+    from omp import SessionOptions
 
     flags = config.flags
     tools = flags.get("tools")
@@ -67,8 +67,7 @@ def _options(config: ServerConfig, **where: Any) -> Any:
 
 def _build(config: ServerConfig, cwd: str, resume: str | None) -> Any:
     """An AgentSession (not started) for ``cwd``; ``resume``: a saved session's id."""
-    from omp.bootstrap import RUNTIME_KINDS, load_runtime, open_session
-    from omp.errors import OmpError
+    from omp import RUNTIME_KINDS, OmpError, load_runtime, open_session
 
     folder = Path(cwd)
     if not folder.is_absolute() or not folder.is_dir():

@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 from acp.helpers import tool_terminal_ref, update_tool_call
-from omp.tools import Tool, ToolResult
+from omp import Tool, ToolResult
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 3600.0

@@ -20,6 +20,7 @@ from acp.helpers import (
     update_tool_call,
     update_user_message,
 )
+from omp import ToolRendering, ToolRenderOptions, rendered_text
 
 KINDS = {
     "read": "read",
@@ -74,15 +75,53 @@ def tool_locations(args: dict[str, Any], cwd: str) -> list[schema.ToolCallLocati
     return [schema.ToolCallLocation(path=path, line=line if isinstance(line, int) else None)]
 
 
-def call_started(call_id: str, name: str, args: dict[str, Any], cwd: str) -> Any:
+def call_started(
+    call_id: str, name: str, args: dict[str, Any], cwd: str, view: ToolRendering | None = None
+) -> Any:
+    """A call the client shows; its title is the tool's ``render_call`` when it has one."""
+    drawn = view.call(name, args, _options(call_id, args)) if view else None
+    title = rendered_text(drawn).strip() if drawn else ""
+    if title:
+        title = " ".join(title.split("\n", 1)[0].split())
+        title = title if len(title) <= MAX_TITLE else title[: MAX_TITLE - 1] + "…"
     return start_tool_call(
         call_id,
-        tool_title(name, args, cwd),
+        title or tool_title(name, args, cwd),
         kind=tool_kind(name),  # type: ignore[arg-type]
         status="pending",
         locations=tool_locations(args, cwd),
         raw_input=args,
     )
+
+
+def _options(
+    call_id: str, args: dict[str, Any], *, partial: bool = False, is_error: bool = False
+) -> ToolRenderOptions:
+    return {
+        "mode": "acp",
+        "tool_call_id": call_id,
+        "args": args,
+        "expanded": True,
+        "partial": partial,
+        "is_error": is_error,
+    }
+
+
+def rendered_content(
+    view: ToolRendering | None,
+    call_id: str,
+    name: str,
+    args: dict[str, Any],
+    result: Any,
+    *,
+    partial: bool = False,
+    is_error: bool = False,
+) -> list[Any] | None:
+    """The tool's ``render_result`` as the call's content (plain text); None when it
+    has none, or it failed (reported), and the default content is sent."""
+    options = _options(call_id, args, partial=partial, is_error=is_error)
+    drawn = view.result(name, result, options) if view else None
+    return [tool_content(text_block(rendered_text(drawn)))] if drawn else None
 
 
 def _text_of(content: Any) -> str:
@@ -145,9 +184,12 @@ def call_finished(
     is_error: bool,
     cwd: str,
     before: str | None = None,
+    view: ToolRendering | None = None,
 ) -> Any:
-    content = result_content(name, args, result, cwd, before) if not is_error else None
-    if is_error:
+    content = rendered_content(view, call_id, name, args, result, is_error=is_error)
+    if content is None and not is_error:
+        content = result_content(name, args, result, cwd, before)
+    elif content is None:
         text = _text_of(result.get("content") if isinstance(result, dict) else None)
         content = [tool_content(text_block(text))] if text else []
     details = result.get("details") if isinstance(result, dict) else None
@@ -187,7 +229,7 @@ def _user_blocks(content: Any) -> list[Any]:
     return blocks
 
 
-def replay(messages: list[Any], cwd: str) -> list[Any]:
+def replay(messages: list[Any], cwd: str, view: ToolRendering | None = None) -> list[Any]:
     """The updates that show a saved conversation as it happened (``session/load``)."""
     updates: list[Any] = []
     calls: dict[str, tuple[str, dict[str, Any]]] = {}
@@ -204,12 +246,14 @@ def replay(messages: list[Any], cwd: str) -> list[Any]:
                     updates.append(update_agent_message(text_block(block.text)))
                 elif kind == "toolCall":
                     calls[block.id] = (block.name, block.arguments)
-                    updates.append(call_started(block.id, block.name, block.arguments, cwd))
+                    updates.append(call_started(block.id, block.name, block.arguments, cwd, view))
         elif role == "toolResult":
             name, args = calls.get(message.tool_call_id, (message.tool_name, {}))
             result = {"content": message.content, "details": message.details}
             updates.append(
-                call_finished(message.tool_call_id, name, args, result, message.is_error, cwd)
+                call_finished(
+                    message.tool_call_id, name, args, result, message.is_error, cwd, view=view
+                )
             )
             if name == PLAN_TOOL and not message.is_error and (plan := plan_of(message.details)):
                 updates.append(plan)

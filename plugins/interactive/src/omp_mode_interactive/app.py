@@ -12,9 +12,7 @@ import threading
 import time
 from typing import Any
 
-from omp.errors import OmpError
-from omp.python_child import python_module_command
-from omp.thinking import next_thinking_level
+from omp import OmpError, next_thinking_level, python_module_command
 
 from omp_mode_interactive.attachments import attach, dropped_image
 from omp_mode_interactive.commands import RELOADED_ENV, ModeCommands
@@ -30,6 +28,8 @@ class InteractiveApp:
     def __init__(
         self, session: Any, request: Any, *, theme: Any = None, instant: Any = None
     ) -> None:
+        from omp import ToolRendering
+
         from omp_mode_interactive.keys import build_key_bindings, teach_extended_keys
         from omp_mode_interactive.layout import build_application
         from omp_mode_interactive.render.theme import choose_theme
@@ -50,6 +50,7 @@ class InteractiveApp:
             session.renderers,
             show_thinking=not session.flags.get("hide-thinking"),
             emit=self.scrollback.write,
+            tools=ToolRendering(session.tools, session.report_plugin_error),
         )
         self.dialogs = Dialogs(self, session.settings.get("interactive.dialogGuardMs", 400) / 1000)
         self.commands = ModeCommands(self)
@@ -317,7 +318,7 @@ class InteractiveApp:
         self.show_title()
 
     def notify(self, message: str, level: str = "info") -> None:
-        from omp.events import NoticeEvent
+        from omp import NoticeEvent
 
         self.transcript.handle(NoticeEvent(level=level, message=message))  # type: ignore[arg-type]
         self.invalidate()

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from typing import Any
 
-from omp.thinking import THINKING_LEVELS, thinking_levels
+from omp import THINKING_LEVELS, thinking_levels
 
 from omp_mode_interactive.keys import HOTKEYS
 
@@ -120,8 +120,7 @@ class ModeCommands:
             self.app.notify("new session")
 
     async def _resume(self, args: str) -> None:
-        from omp.session_listing import list_sessions
-        from omp.session_store import sessions_dir
+        from omp import list_sessions, sessions_dir
 
         directory = sessions_dir(
             self.session.api.agent_dir, self.session.cwd, self.session.settings.get("sessionDir")

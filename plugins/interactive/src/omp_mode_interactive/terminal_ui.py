@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from omp.ui import UI
+from omp import UI
 
 
 class TerminalUI(UI):

@@ -49,12 +49,17 @@ def plugin_problem(plugin: dict[str, Any]) -> Problem | None:
 def conflict_problem(conflict: dict[str, Any]) -> Problem:
     owners = conflict["owners"]
     kind = conflict["kind"][:-1]
-    return Problem(
-        owners[-1],
+    fix = f"disable one of them: {DISABLE.format(owners[-1])}"
+    if conflict["kind"] == "tools":
+        fix = (
+            f"if {owners[-1]}'s tool is meant to replace {owners[0]}'s, declare it with "
+            f"Tool(overrides={conflict['key']!r}); else {fix}"
+        )
+    what = conflict.get("reason") or (
         f"{kind} {conflict['key']!r} is also claimed by {', '.join(owners[:-1])}; only one "
-        "of them is used",
-        f"disable one of them: {DISABLE.format(owners[-1])}",
+        "of them is used"
     )
+    return Problem(owners[-1], what, fix)
 
 
 def distribution_problems(

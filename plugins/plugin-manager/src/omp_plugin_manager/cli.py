@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from omp.errors import UsageError
+from omp import UsageError
 
 USAGE = """\
 usage: omp plugin COMMAND [...]

@@ -8,7 +8,7 @@ import difflib
 import json
 from typing import Any
 
-from omp.plugin_manager import project_extension_files
+from omp import project_extension_files
 
 from omp_plugin_manager.checks import Problem, conflict_problem, plugin_problem
 from omp_plugin_manager.environment import normal
@@ -19,14 +19,14 @@ from omp_plugin_manager.specs import parse_spec
 
 def _problems(runtime: Any, inventory: Inventory, disabled: set[str]) -> list[Problem]:
     problems = [p for p in (plugin_problem(i.as_json()) for i in inventory.plugins) if p]
-    problems += [
-        conflict_problem({"kind": c.kind, "key": c.key, "owners": c.owners})
-        for c in inventory.conflicts
-    ]
+    problems += [conflict_problem(c.as_json()) for c in inventory.conflicts]
+    described = {c.reason for c in inventory.conflicts}
     problems += [
         Problem("registration", text, "fix the plugin named, or disable it")
         for text in runtime.contributions.problems
-        if "registered by both" not in text and "failed while registering" not in text
+        if "registered by both" not in text
+        and "failed while registering" not in text
+        and text not in described
     ]
     names = [p.name for p in inventory.plugins]
     for name in sorted(disabled - set(names) - {n.removeprefix("ext:") for n in names}):
@@ -95,7 +95,7 @@ def doctor(runtime: Any, *, as_json: bool = False) -> int:
         print("\n".join(problem.lines()))
     for line in project_lines:
         print(line)
-    from omp.cli.plugins_cmd import search_backend_line
+    from omp import search_backend_line
 
     backend = search_backend_line(runtime)
     if backend:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
-from omp.plugin_manager import ENTRY_POINT_GROUP
+from omp import ENTRY_POINT_GROUP
 
 DEFAULT_DISTRIBUTION = "omp"
 KERNEL = "omp-kernel"
@@ -76,7 +76,7 @@ def installed() -> dict[str, Installed]:
 
 def kernel_range(name: str) -> str | None:
     """What a distribution declares about the kernel (``>=0.1,<1``), or None."""
-    from omp.versions import requirement_on
+    from omp import requirement_on
 
     try:
         return requirement_on(metadata.distribution(name).requires or (), KERNEL)

@@ -6,7 +6,7 @@ import difflib
 import sys
 from typing import Any
 
-from omp.errors import OmpError, UsageError
+from omp import OmpError, UsageError
 
 from omp_plugin_manager import installer
 from omp_plugin_manager.checks import REMOVE, distribution_problems

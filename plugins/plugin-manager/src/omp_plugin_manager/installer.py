@@ -17,8 +17,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from omp.errors import OmpError
-from omp.python_child import python_module_command
+from omp import OmpError, python_module_command
 
 from omp_plugin_manager.environment import Installed, builtin_names
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from omp.registry import collect_registrations
+from omp import collect_registrations
 
 from omp_plugin_manager.environment import Installed, builtin_names, installed
 
@@ -48,9 +48,15 @@ class Conflict:
     kind: str
     key: str
     owners: list[str]
+    reason: str | None = None
+    """The kernel's own line for it, when it has one (a refused tool)."""
 
     def describe(self) -> str:
-        return f"{self.kind[:-1]} {self.key!r} is claimed by {' and '.join(self.owners)}"
+        owners = " and ".join(self.owners)
+        return self.reason or f"{self.kind[:-1]} {self.key!r} is claimed by {owners}"
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass
@@ -122,11 +128,28 @@ def _contributions(
     conflicts: list[Conflict] = []
     for kind, hook in KINDS.items():
         claimed: dict[str, list[str]] = {}
-        for plugin, item in collect_registrations(runtime.host.pm, hook, runtime.api, on_error):
+        registrations = collect_registrations(runtime.host.pm, hook, runtime.api, on_error)
+        for plugin, item in registrations:
             key = str(getattr(item, "name", "?"))
             claimed.setdefault(key, []).append(plugin)
             info = by_name.get(plugin)
             if info is not None:
                 info.contributes.setdefault(kind, []).append(key)
+        if kind == "tools":
+            conflicts += _tool_conflicts(runtime, registrations)
+            continue
         conflicts += [Conflict(kind, k, o) for k, o in sorted(claimed.items()) if len(o) > 1]
     return conflicts, problems
+
+
+def _tool_conflicts(runtime: Any, registrations: list[tuple[str, Any]]) -> list[Conflict]:
+    """Tools claimed twice, decided as a run decides them: a declared override
+    (``Tool(overrides=...)``) is no conflict, an undeclared clash is."""
+    from omp import choose_tools
+
+    choice = choose_tools(registrations, [r.name for r in runtime.host.records])
+    return [
+        Conflict("tools", r.name, [r.rival, r.plugin], r.reason)
+        for r in sorted(choice.refused, key=lambda r: r.name)
+        if r.rival is not None
+    ]

@@ -15,7 +15,7 @@ def _run(args: list[str], runtime: Any) -> int:
 
 @omp.hookimpl
 def omp_register_subcommands(api: Any) -> list[Any]:
-    from omp.contrib import Subcommand
+    from omp import Subcommand
 
     return [
         Subcommand(

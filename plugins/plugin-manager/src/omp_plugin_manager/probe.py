@@ -13,12 +13,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from omp.errors import OmpError
-from omp.python_child import python_module_command
+from omp import OmpError, python_module_command
 
 
 def main() -> int:
-    from omp.bootstrap import RUNTIME_KINDS, load_runtime
+    from omp import RUNTIME_KINDS, load_runtime
 
     from omp_plugin_manager.inventory import build_inventory
 
@@ -26,9 +25,7 @@ def main() -> int:
     inventory = build_inventory(runtime, disabled=set())
     report = {
         "plugins": [p.as_json() for p in inventory.plugins],
-        "conflicts": [
-            {"kind": c.kind, "key": c.key, "owners": c.owners} for c in inventory.conflicts
-        ],
+        "conflicts": [c.as_json() for c in inventory.conflicts],
         "problems": inventory.registration_problems,
     }
     print(json.dumps(report))

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from omp.errors import OmpError, UsageError
+from omp import OmpError, UsageError
 
 SKIPPED = {"examples", "__pycache__", ".pytest_cache", "build", "dist", ".venv"}
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*$")

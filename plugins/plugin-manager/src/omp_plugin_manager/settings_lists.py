@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from omp.errors import OmpError
-from omp.settings import (
+from omp import (
+    OmpError,
     load_settings,
     project_settings_path,
     read_settings_file,

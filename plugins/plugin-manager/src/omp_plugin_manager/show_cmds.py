@@ -6,7 +6,7 @@ import difflib
 import json
 from typing import Any
 
-from omp.errors import UsageError
+from omp import UsageError
 
 from omp_plugin_manager.environment import kernel_range
 from omp_plugin_manager.inventory import Inventory, PluginInfo, build_inventory

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from omp.errors import UsageError
+from omp import UsageError
 
 SHELL_METACHARACTERS = set(";&|$`\\\"'(){}\n\r\t ") | {"\x00"}
 _NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"

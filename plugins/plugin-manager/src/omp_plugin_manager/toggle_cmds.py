@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from omp.errors import UsageError
+from omp import UsageError
 
 from omp_plugin_manager.settings_lists import (
     DISABLED,

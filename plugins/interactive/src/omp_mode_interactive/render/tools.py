@@ -75,6 +75,28 @@ def call_line(name: str, args: dict[str, Any], theme: Theme, width: int, role: s
     return bullet + theme.paint(head, "tool") + tail
 
 
+def framed_call(lines: list[str], theme: Theme, width: int, role: str = "tool") -> list[str]:
+    """A tool's own call lines (its ``render_call``) under the bullet of its state."""
+    bullet = theme.paint(BULLET, {"tool": "tool_ok"}.get(role, role))
+    room = width - text_width(BULLET)
+    pad = " " * text_width(BULLET)
+    return [(bullet if i == 0 else pad) + _fitted(line, room) for i, line in enumerate(lines)]
+
+
+def framed_result(lines: list[str], width: int) -> list[str]:
+    """A tool's own result lines (its ``render_result``) in the result's gutter."""
+    room = width - text_width(RESULT_FIRST)
+    return [
+        (RESULT_FIRST if i == 0 else RESULT_NEXT) + _fitted(line, room)
+        for i, line in enumerate(lines)
+    ]
+
+
+def _fitted(line: str, room: int) -> str:
+    """Plain text cut to the room; a line carrying its own ANSI styling as it is."""
+    return line if "\x1b" in line else truncate(sanitize(line), max(1, room))
+
+
 def result_text(result: Any) -> str:
     """The text of a tool result (a ToolResult dict with ``content``), images noted."""
     content = result.get("content") if isinstance(result, dict) else None

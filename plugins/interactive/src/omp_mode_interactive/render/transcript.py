@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omp_mode_interactive.render import entries
 from omp_mode_interactive.render.code import highlight
@@ -24,11 +24,16 @@ from omp_mode_interactive.render.rich_render import RichRenderer
 from omp_mode_interactive.render.theme import Theme
 from omp_mode_interactive.render.tools import (
     call_line,
+    framed_call,
+    framed_result,
     live_output_lines,
     result_lines,
     result_text,
 )
 from omp_mode_interactive.render.width import truncate, wrap
+
+if TYPE_CHECKING:
+    from omp import ToolRendering
 
 LIVE_OUTPUT_LINES = 5
 
@@ -53,8 +58,12 @@ class Transcript:
         emit: Callable[[str], None] | None = None,
         *,
         max_live_lines: int = 12,
+        tools: ToolRendering | None = None,
     ) -> None:
+        """``tools`` draws calls and results with the tools' own ``render_call`` and
+        ``render_result`` (omp.tool_render); without it, every tool gets the default."""
         self.width = max(20, width)
+        self.tools = tools
         self.theme = theme
         self.renderers = renderers or {}
         self.show_thinking = show_thinking
@@ -182,7 +191,8 @@ class Transcript:
     def _on_extension_error(self, event: Any) -> None:
         if event.occurrence > 1:  # the session counts repeats when it ends
             return
-        text = f"plugin {event.extension_path} failed in {event.event}: {event.error}"
+        plugin = event.extension_name or event.extension_path
+        text = f"plugin {plugin} failed in {event.event}: {event.error}"
         self._out(entries.notice_line("error", text, self.theme, self.width))
 
     def _on_auto_retry_start(self, event: Any) -> None:
@@ -204,9 +214,13 @@ class Transcript:
     def _on_auto_compaction_end(self, event: Any) -> None:
         self._status.pop("compaction", None)
         if event.result:
-            from omp.compactor import describe
+            from omp import describe_compaction
 
-            self._out(entries.notice_line("info", describe(event.result), self.theme, self.width))
+            self._out(
+                entries.notice_line(
+                    "info", describe_compaction(event.result), self.theme, self.width
+                )
+            )
         elif event.error_message:
             text = f"compaction failed: {event.error_message}"
             self._out(entries.notice_line("error", text, self.theme, self.width))
@@ -218,7 +232,7 @@ class Transcript:
 
     def replay(self, messages: list[Any]) -> None:
         """A resumed session's messages, printed as they were shown when they happened."""
-        from omp.messages import parse_message
+        from omp import parse_message
 
         for message in messages:
             if isinstance(message, dict):
@@ -344,7 +358,7 @@ class Transcript:
         renderer = self.renderers.get(("tool", name))
         if renderer is not None:
             if event is None:
-                from omp.events import ToolExecutionEndEvent
+                from omp import ToolExecutionEndEvent
 
                 event = ToolExecutionEndEvent(
                     tool_call_id="", tool_name=name, result=result, is_error=is_error
@@ -354,12 +368,32 @@ class Transcript:
                 self._out(lines)
                 return
         role = "error" if is_error else "tool"
-        body, cut = result_lines(
-            name, result, is_error, self.theme, self.width, self.tools_expanded
-        )
-        self._out([call_line(name, args, self.theme, self.width, role), *body])
+        options = self._tool_options(event, args, is_error=is_error)
+        own = self.tools.result(name, result, options) if self.tools else None
+        if own is not None:
+            body, cut = framed_result(own, self.width), 0
+        else:
+            body, cut = result_lines(
+                name, result, is_error, self.theme, self.width, self.tools_expanded
+            )
+        self._out([*self._call_lines(name, args, role, options), *body])
         if cut:
             self._collapsed = (name, args, result, is_error, event)
+
+    def _tool_options(self, event: Any, args: dict[str, Any], **more: Any) -> Any:
+        return {
+            **self._options(),
+            "tool_call_id": getattr(event, "tool_call_id", "") or "",
+            "args": args,
+            **more,
+        }
+
+    def _call_lines(self, name: str, args: dict[str, Any], role: str, options: Any) -> list[str]:
+        """The call: the tool's ``render_call`` lines under the bullet, else the default."""
+        own = self.tools.call(name, args, options) if self.tools else None
+        if own is None:
+            return [call_line(name, args, self.theme, self.width, role)]
+        return framed_call(own, self.theme, self.width, role)
 
     # -- the live tail ---------------------------------------------------------------------
 
@@ -375,7 +409,12 @@ class Transcript:
             drawn = entries.call_renderer(renderer, running.event, options, self.width)
             if drawn is not None:
                 return drawn[-(LIVE_OUTPUT_LINES + 1) :]
-        lines = [call_line(running.name, running.args, self.theme, self.width, "tool_running")]
+        options = self._tool_options(running.event, running.args, partial=True)
+        lines = self._call_lines(running.name, running.args, "tool_running", options)
+        partial = getattr(running.event, "partial_result", None)
+        own = self.tools.result(running.name, partial, options) if self.tools and partial else None
+        if own is not None:
+            return lines + framed_result(own, self.width)[-LIVE_OUTPUT_LINES:]
         return lines + live_output_lines(running.output, self.theme, self.width, LIVE_OUTPUT_LINES)
 
     def live(self) -> str:
