@@ -8,6 +8,8 @@
 The harness builds a fresh runtime per call (plugins from entry points plus the
 in-process ones given), keeps the agent directory and the working directory inside
 pytest's tmp_path, and replays scripts through the ``scripted`` provider plugin.
+``builtins=["read"]`` loads only the installed plugins named (and ``scripted`` when a
+script is given), so a test does not change when another plugin is installed.
 Importing this module is cheap; the kernel's heavy modules load when used.
 """
 
@@ -38,7 +40,7 @@ PROVIDER_KEYS = (
 """Removed from the environment of every harness: tests must never reach a real model."""
 
 
-class EventLog(list):
+class EventLog(list[Any]):
     """Events a run produced, in order, with small helpers for assertions."""
 
     def of(self, kind: str) -> list[Any]:
@@ -117,11 +119,15 @@ class Harness:
         entry_points: bool = True,
         extensions: Iterable[Path] = (),
         discover: bool = True,
+        builtins: Iterable[str] | None = None,
     ) -> Any:
         """A fresh runtime: the installed plugins (unless ``entry_points=False``) and
         ``plugins`` (modules or objects with ``@omp.hookimpl`` methods). A plugin module
         that is also installed through its entry point is registered once, so a plugin
-        project's tests pass both before and after ``pip install -e .``."""
+        project's tests pass both before and after ``pip install -e .``.
+
+        ``builtins`` names the installed plugins to load (``["read", "scripted"]``), so
+        a test does not depend on what else is installed; None loads all of them."""
         from omp.bootstrap import RUNTIME_KINDS, load_runtime
 
         plugins = list(plugins)
@@ -134,6 +140,7 @@ class Harness:
             entry_points=entry_points,
             extra_plugins=plugins,
             kinds=RUNTIME_KINDS,
+            only=None if builtins is None else list(builtins),
         )
         runtime.host.pm.check_pending()
         return runtime
@@ -145,17 +152,22 @@ class Harness:
         script: Iterable[dict[str, Any]] = (),
         runtime: Any = None,
         ui_answers: Iterable[Any] | None = None,
+        builtins: Iterable[str] | None = None,
         **options: Any,
     ) -> Any:
         """An AgentSession (not started). ``options`` are SessionOptions fields; the
         session is in memory unless ``no_session=False`` or a session path is given.
         With ``ui_answers`` the session has a UI (``ctx.has_ui``) whose dialogs answer
-        from that list (see ``ScriptedUI``); without, dialogs take their default."""
+        from that list (see ``ScriptedUI``); without, dialogs take their default.
+        ``builtins``: the installed plugins to load (see ``runtime``); the scripted
+        provider is added to them when a ``script`` is given."""
         from omp.bootstrap import SessionOptions, open_session
 
-        runtime = runtime or self.runtime(plugins)
-        flags = dict(options.pop("flags", {}))
         steps = list(script)
+        if builtins is not None and steps:
+            builtins = [*builtins, "scripted"]
+        runtime = runtime or self.runtime(plugins, builtins=builtins)
+        flags = dict(options.pop("flags", {}))
         if steps:
             flags["script"] = str(self.script(steps))
         options.setdefault(

@@ -6,12 +6,14 @@ Standard library only (``omp.settings_schema`` imports it on the startup path).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from omp.providers import Model
 
-THINKING_LEVELS = ("off", "minimal", "low", "medium", "high", "xhigh")
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+"""A thinking level, as the public API types it."""
+THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
 
 
 def thinking_levels(model: Model | None) -> tuple[str, ...]:

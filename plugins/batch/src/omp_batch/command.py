@@ -14,7 +14,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from omp.errors import OmpError, UsageError
+from omp import OmpError, UsageError
 
 from omp_batch.engine import EngineOptions
 
@@ -129,7 +129,7 @@ def run(args: list[str], runtime: Any) -> int:
     if {"-h", "--help"} & set(args):
         print(USAGE, end="")
         return 0
-    from omp.signals import Stopped
+    from omp import RunStopped
 
     from omp_batch.engine import Interrupted, load_engine
     from omp_batch.layout import RESULTS
@@ -176,7 +176,7 @@ def run(args: list[str], runtime: Any) -> int:
         unfinished = (None, "cancelled")
         left = [t.id for t in pending if finished.get(t.id, {}).get("status") in unfinished]
         cancelled = sum(1 for r in finished.values() if r["status"] == "cancelled")
-        stopped = Stopped(received[0] if received else signal.SIGINT)
+        stopped = RunStopped(received[0] if received else signal.SIGINT)
         progress.interrupted(len(finished) - cancelled, cancelled, left, str(stopped))
         return stopped.exit_code
     finally:
@@ -197,7 +197,7 @@ def _stop_signals_interrupt() -> Iterator[list[int]]:
     of a non-interactive shell starts with it ignored, and Python then leaves it
     ignored (print mode sets its handlers the same way, ``omp.signals``). Worker
     processes set their own."""
-    from omp.signals import HANDLED
+    from omp import STOP_SIGNALS
 
     received: list[int] = []
     if threading.current_thread() is not threading.main_thread():
@@ -209,7 +209,7 @@ def _stop_signals_interrupt() -> Iterator[list[int]]:
             received.append(signum)
         raise KeyboardInterrupt
 
-    previous = {signum: signal.signal(signum, on_signal) for signum in HANDLED}
+    previous = {signum: signal.signal(signum, on_signal) for signum in STOP_SIGNALS}
     try:
         yield received
     finally:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from omp.errors import OmpError, UsageError
+from omp import OmpError, UsageError
 
 ENGINE_GROUP = "omp.batch_engines"
 Report = Callable[[str, Any], None]

@@ -91,7 +91,7 @@ class LocalEngine:
         return FileLimiter(str(Path(job.out) / RATE_LIMIT), limits) if limits else None
 
     def run(self, tasks: list[Any], job: Job, report: Report) -> None:
-        for module in ("omp.bootstrap", "omp.modes", "omp.runtime"):
+        for module in ("omp.sdk", "omp.bootstrap", "omp.modes", "omp.runtime"):
             importlib.import_module(module)  # once here, inherited by every fork
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         context = multiprocessing.get_context(method)

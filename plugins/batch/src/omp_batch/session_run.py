@@ -1,19 +1,18 @@
 """One task, run where an engine put it (a worker process, a Ray worker): a fresh
-runtime and session built as the CLI builds them (the same plugins and hooks), its
+session made with the SDK (``omp.create_session``, the same plugins and hooks as the
+CLI's), its
 session file in a new attempt folder DIR/<id>/attempt-N/ (``omp_batch.layout``), its
 budget watched, and one result dict at the end."""
 
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from omp.errors import OmpError
+from omp import OmpError
 
 from omp_batch.layout import (
     LOG,
@@ -26,6 +25,9 @@ from omp_batch.layout import (
     new_attempt,
 )
 from omp_batch.tasks import Task
+
+if TYPE_CHECKING:
+    from omp import AgentSession
 
 
 @dataclass
@@ -48,7 +50,7 @@ class _Watch:
     """Counts turns, tokens and dollars as events arrive; ends the run when a budget
     is spent, when the time is up, or when the task is cancelled."""
 
-    def __init__(self, session: Any, task: Task) -> None:
+    def __init__(self, session: AgentSession, task: Task) -> None:
         self.session = session
         self.budget = task.budget
         self.turns = 0
@@ -62,11 +64,9 @@ class _Watch:
                 self._check_more_turns(event)
         elif event.type == "message_end" and getattr(event.message, "role", "") == "assistant":
             totals = self.session.usage_totals()
-            tokens = totals["input"] + totals["output"] + totals["cache_read"]
-            tokens += totals["cache_write"]
-            if self.budget.tokens and tokens > self.budget.tokens:
+            if self.budget.tokens and totals.tokens > self.budget.tokens:
                 self.stop("budget_exceeded", f"token budget of {self.budget.tokens} spent")
-            elif self.budget.cost and totals["cost"] > self.budget.cost:
+            elif self.budget.cost and totals.cost > self.budget.cost:
                 self.stop("budget_exceeded", f"cost budget of ${self.budget.cost:g} spent")
 
     def _check_more_turns(self, event: Any) -> None:
@@ -164,64 +164,39 @@ def _finish_worktree(task: Task, job: Job, worktree: Path, result: dict[str, Any
         result.pop("worktree", None)
 
 
-def _env(task: Task, job: Job) -> dict[str, str]:
-    """The task's settings ride on OMP_SETTINGS, merged over any the runner had; the
-    rate limiter's wait must not count against the hook timeout."""
-    from omp.settings import deep_merge
+def _settings(task: Task, job: Job) -> dict[str, Any]:
+    """The task's settings, over those the runner found; the rate limiter's wait must
+    not count against the hook timeout."""
+    from omp import deep_merge
 
-    env = dict(os.environ)
-    base: dict[str, Any] = {}
-    if env.get("OMP_SETTINGS"):
-        try:
-            base = json.loads(env["OMP_SETTINGS"])
-        except ValueError:
-            base = {}
     overlay = dict(task.settings)
     if job.limiter is not None:
         overlay = deep_merge({"hookTimeouts": {"before_provider_request": 0}}, overlay)
-    if overlay:
-        env["OMP_SETTINGS"] = json.dumps(deep_merge(base, overlay))
-    return env
-
-
-def _flags(runtime: Any, task: Task, job: Job) -> dict[str, Any]:
-    declared = {f.name: f for f in runtime.contributions.of("flags")}
-    values = {name: flag.default for name, flag in declared.items()}
-    for name, value in {**job.flags, **task.flags}.items():
-        if name not in declared:
-            known = ", ".join(sorted(declared)) or "none"
-            raise OmpError(f"unknown flag {name!r} (plugin flags: {known})")
-        values[name] = value
-    return values
+    return overlay
 
 
 async def _session(
     task: Task, job: Job, cwd: Path, folder: Path, result: dict[str, Any], cancel: Any
 ) -> None:
-    from omp.bootstrap import RUNTIME_KINDS, SessionOptions, load_runtime, open_session
-    from omp.modes import run_prompts
+    from omp import create_session
 
     from omp_batch.ratelimit import RateLimitPlugin
 
     if not cwd.is_dir():
         raise OmpError(f"cwd {cwd} is not a directory")
-    runtime = load_runtime(
+    session = await create_session(
         cwd=cwd,
-        extension_paths=[Path(p) for p in task.plugins],
-        extra_plugins=[RateLimitPlugin(job.limiter)] if job.limiter is not None else None,
-        kinds=RUNTIME_KINDS,
-        env=_env(task, job),
-        trust=job.trust,
-    )
-    options = SessionOptions(
         model=task.model,
         thinking=task.thinking,
         tools=task.tools,
-        session_path=str(folder / SESSION),
-        flags=_flags(runtime, task, job),
-        mode_name="batch",
+        settings=_settings(task, job),
+        session=folder / SESSION,
+        extensions=[Path(p) for p in task.plugins],
+        extra_plugins=[RateLimitPlugin(job.limiter)] if job.limiter is not None else (),
+        flags={**job.flags, **task.flags},
+        trust=job.trust,
+        mode="batch",
     )
-    session = open_session(runtime, options)
     watch = _Watch(session, task)
     session.subscribe(watch)
     session.subscribe(_EventLog(folder / LOG))
@@ -233,24 +208,34 @@ async def _session(
             seconds, lambda: watch.stop("timed_out", f"time budget of {seconds:g} s spent")
         )
     poller = asyncio.ensure_future(_poll_cancel(cancel, watch)) if cancel is not None else None
+    final = None
     try:
-        final = await run_prompts(session, task.prompts)
+        for prompt in task.prompts:
+            answer = await session.prompt(prompt)
+            final = answer or final
+            if session.abort_reason or (answer and answer.stop_reason in ("error", "aborted")):
+                break
     finally:
         if timer is not None:
             timer.cancel()
         if poller is not None:
             poller.cancel()
-        await session.shutdown()
+        await session.dispose()
     totals = session.usage_totals()
     result["turns"] = watch.turns
-    result["tokens"] = {k: totals[k] for k in ("input", "output", "cache_read", "cache_write")}
-    result["tokens"]["total"] = sum(result["tokens"].values())
-    result["cost"] = round(totals["cost"], 6)
+    result["tokens"] = {
+        "input": totals.input,
+        "output": totals.output,
+        "cache_read": totals.cache_read,
+        "cache_write": totals.cache_write,
+        "total": totals.tokens,
+    }
+    result["cost"] = round(totals.cost, 6)
     result["answer"] = final.text if final is not None else ""
     if watch.status is not None:
         result.update(status=watch.status, error=watch.reason)
-    elif session.abort_message:
-        result.update(status="failed", error=session.abort_message)
+    elif session.abort_reason:
+        result.update(status="failed", error=session.abort_reason)
     elif final is not None and final.stop_reason in ("error", "aborted"):
         result.update(status="failed", error=final.error_message or final.stop_reason)
     else:
@@ -274,7 +259,8 @@ class _EventLog:
         if event.type == "notice":
             line = f"{event.level}: {event.message}"
         elif event.type == "extension_error":
-            line = f"plugin {event.extension_path} failed in {event.event}: {event.error}"
+            plugin = event.extension_name or event.extension_path
+            line = f"plugin {plugin} failed in {event.event}: {event.error}"
         elif event.type == "auto_retry_start":
             line = f"retrying in {event.delay_ms} ms: {event.error_message}"
         else:

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from omp.errors import UsageError
+from omp import UsageError
 
 from omp_batch.layout import RESERVED, is_attempt_name
 

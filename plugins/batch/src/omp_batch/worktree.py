@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from omp.errors import OmpError
+from omp import OmpError
 
 GIT_TIMEOUT_S = 300
 SAFE_GIT = ("-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false")
