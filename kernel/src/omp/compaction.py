@@ -15,6 +15,7 @@ previous summary handed to the model as well.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +23,9 @@ from omp import tokens
 from omp.messages import (
     AssistantMessage,
     CompactionSummaryMessage,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
     content_text,
     convert_to_llm,
 )
@@ -66,12 +70,11 @@ def message_text(message: Any) -> str:
     if isinstance(message, AssistantMessage):
         parts = []
         for block in message.content:
-            kind = getattr(block, "type", "")
-            if kind == "text":
+            if isinstance(block, TextContent):
                 parts.append(block.text)
-            elif kind == "thinking":
+            elif isinstance(block, ThinkingContent):
                 parts.append(block.thinking)
-            elif kind == "toolCall":
+            elif isinstance(block, ToolCall):
                 parts.append(f"{block.name} {json.dumps(block.arguments, ensure_ascii=False)}")
         return "\n".join(parts)
     return "\n".join(content_text(m.content) for m in convert_to_llm([message]))
@@ -96,7 +99,7 @@ class TokenCounter:
         self._counts = {k: v for k, v in self._counts.items() if k in keep}
 
 
-def _fresh_usage(messages: list[Any]) -> tuple[int, int]:
+def _fresh_usage(messages: Sequence[Any]) -> tuple[int, int]:
     """(index, tokens) of the newest assistant reply whose usage the provider reported
     and that came after the latest compaction; (-1, 0) when there is none.
 
@@ -123,7 +126,7 @@ def _fresh_usage(messages: list[Any]) -> tuple[int, int]:
 
 
 def context_tokens(
-    system_prompt: str, messages: list[Any], counter: TokenCounter, limit: int | None = None
+    system_prompt: str, messages: Sequence[Any], counter: TokenCounter, limit: int | None = None
 ) -> int:
     """The context's size in tokens: the provider's last reported usage plus the
     messages since, else a count of everything. With ``limit``, a cheap upper bound

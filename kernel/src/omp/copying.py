@@ -48,7 +48,7 @@ def _copy_model(model: BaseModel, kind: type, plan: tuple[str, ...] | None) -> B
         value = fields[key]
         if type(value) not in _IMMUTABLE:
             fields[key] = deep_copy(value)
-    clone = _new(kind)
+    clone: BaseModel = _new(kind)
     _set(clone, "__dict__", fields)
     _set(clone, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
     extra = model.__pydantic_extra__
@@ -95,7 +95,7 @@ class CopyOnRead(list):  # type: ignore[type-arg]
 
     def __init__(self, originals: list[Any]) -> None:
         super().__init__(originals)
-        self._fresh = bytearray(len(originals))
+        self._fresh: bytearray | None = bytearray(len(originals))
         """1 where the item is already this list's own copy."""
 
     def _item(self, index: int) -> Any:
@@ -150,7 +150,9 @@ class CopyOnRead(list):  # type: ignore[type-arg]
         if self._fresh is not None:
             self._fresh.extend(b"\x01" * len(added))
 
-    def __iadd__(self, items: Any) -> CopyOnRead:
+    # list's own __iadd__ returns the list too; mypy compares it with the inherited
+    # __add__, which returns a new plain list.
+    def __iadd__(self, items: Any) -> CopyOnRead:  # type: ignore[misc]
         self.extend(items)
         return self
 

@@ -81,7 +81,9 @@ def split_list(value: Any) -> list[str]:
         return []
     if isinstance(value, list):
         return [str(v).strip() for v in value if v is not None and str(v).strip()]
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in str(value):
         if char == "," and depth == 0:
             parts.append("".join(current))

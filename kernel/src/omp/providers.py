@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from omp.errors import UsageError
 from omp.messages import (
@@ -155,7 +155,7 @@ class AssistantStream:
         return self._grow("text_delta", "text", delta)
 
     def text_end(self) -> dict[str, Any]:
-        block = self.message.content[-1]
+        block = cast(TextContent, self.message.content[-1])
         return self._event("text_end", contentIndex=self._index, content=block.text)
 
     def thinking_start(self) -> dict[str, Any]:
@@ -166,7 +166,7 @@ class AssistantStream:
         return self._grow("thinking_delta", "thinking", delta)
 
     def thinking_end(self, signature: str | None = None) -> dict[str, Any]:
-        block = self.message.content[-1]
+        block = cast(ThinkingContent, self.message.content[-1])
         if signature is not None:
             block.thinking_signature = signature
         return self._event("thinking_end", contentIndex=self._index, content=block.thinking)
@@ -188,7 +188,7 @@ class AssistantStream:
         index = self._index if index is None else index
         partial = self._partial_json[index]
         partial.feed(fragment)
-        self.message.content[index].arguments = partial.value()
+        cast(ToolCall, self.message.content[index]).arguments = partial.value()
         self._unsettled.add(index)
         return self._event("toolcall_delta", contentIndex=index, delta=fragment)
 
@@ -205,7 +205,7 @@ class AssistantStream:
         partial = self._partial_json.get(index)
         if partial is None:
             return
-        block = self.message.content[index]
+        block = cast(ToolCall, self.message.content[index])
         arguments = partial.result()
         block.arguments = arguments.value
         block.arguments_error = CUT_OFF_TEXT if cut_off else arguments.error

@@ -119,7 +119,8 @@ def _globs(rule: Rule) -> str:
 
 def glob_matcher(patterns: Iterable[str]) -> Callable[[str], bool]:
     """Whether a ``/``-separated relative path matches one of ``patterns``."""
-    names, paths = [], []
+    names: list[str] = []
+    paths: list[str] = []
     for pattern in patterns:
         pattern = pattern.strip().removeprefix("./").lstrip("/")
         if not pattern:

@@ -14,10 +14,12 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Awaitable
-from typing import Any
+from typing import Any, TypeVar
 
 from omp.abort import AbortSignal
 from omp.hooktime import paused_clock
+
+_T = TypeVar("_T")
 
 
 class UI:
@@ -91,11 +93,11 @@ class UI:
 
     async def _dialog(
         self,
-        pending: Awaitable[Any],
-        default: Any,
+        pending: Awaitable[_T],
+        default: _T,
         timeout: float | None,
         signal: AbortSignal | None,
-    ) -> Any:
+    ) -> _T:
         """``pending``'s answer, or ``default`` when it times out or ``signal`` aborts."""
         task = asyncio.ensure_future(pending)
         if task.done():

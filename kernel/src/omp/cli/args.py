@@ -214,16 +214,16 @@ def _spellings(wanted: Any, flags: Sequence[Flag] = BUILTIN_FLAGS) -> set[str]:
 def export_command(argv: Sequence[str]) -> list[str] | None:
     """``--export SESSION [OUT] [--force]`` (pi's and omp's form) as the arguments of
     ``omp sessions export``, which does the work (None without ``--export``)."""
-    source = prescan(argv, "export")
+    source = prescan_values(argv, "export")
     if not source:
         return None
-    if any(isinstance(v, str) for name in ("session", "resume") for v in prescan(argv, name)):  # type: ignore[union-attr]
+    if any(prescan_values(argv, name) for name in ("session", "resume")):
         raise UsageError(
             "--export names the session to export: omp --export SESSION [OUT.html] "
             "(SESSION a .jsonl file or an id prefix); drop --session/--resume"
         )
     force = ["--force"] if prescan(argv, "force") else []
-    return ["export", "--session", source[-1], *_positionals(argv), *force]  # type: ignore[index]
+    return ["export", "--session", source[-1], *_positionals(argv), *force]
 
 
 def _positionals(argv: Sequence[str]) -> list[str]:
@@ -278,6 +278,14 @@ def prescan(argv: Sequence[str], name: str) -> list[str] | bool:
     return values if flag.type != "boolean" else found
 
 
+def prescan_values(argv: Sequence[str], name: str) -> list[str]:
+    """Values of a built-in flag that takes one (``--cwd``, ``-e``) before plugins load."""
+    values = prescan(argv, name)
+    if isinstance(values, bool):
+        raise TypeError(f"--{name} takes no value: prescan() tells whether it is given")
+    return values
+
+
 def _merge_flags(plugin_flags: list[Flag]) -> list[Flag]:
     """Plugin flags shadow built-in flags of the same name."""
     shadowed = {f.name for f in plugin_flags}
@@ -294,7 +302,9 @@ def build_parser(plugin_flags: list[Flag]) -> argparse.ArgumentParser:
         else:
             kind = int if flag.type == "integer" else str
             action = "append" if flag.name in REPEATABLE else "store"
-            optional = {"nargs": "?", "const": True} if flag.name in OPTIONAL_VALUE else {}
+            optional: dict[str, Any] = (
+                {"nargs": "?", "const": True} if flag.name in OPTIONAL_VALUE else {}
+            )
             parser.add_argument(
                 *names,
                 dest=dest,
@@ -309,6 +319,7 @@ def build_parser(plugin_flags: list[Flag]) -> argparse.ArgumentParser:
 
 
 def parse(argv: Sequence[str], plugin_flags: list[Flag]) -> ParsedArgs:
+    """The command line as omp reads it (plugins' flags included); UsageError for bad input."""
     argv = list(argv)
     literal: list[str] = []
     if "--" in argv:
