@@ -3,17 +3,29 @@ command handlers get."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from omp.api import OmpAPI
+    from omp.artifacts import ArtifactStore, FileLedger
+    from omp.files import FileAccess
+    from omp.providers import Model, ModelRegistry
+    from omp.runtime import AgentSession
+    from omp.session import SessionView
+    from omp.settings import Settings
+    from omp.ui import UI
 
 
 class HandlerContext:
     """What a handler may look at and control in the running session."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: AgentSession) -> None:
         self._session = session
 
     @property
-    def ui(self) -> Any:
+    def ui(self) -> UI:
+        """Dialogs and decorations of the mode's user interface (``omp.UI``); without one,
+        dialogs answer their default at once (``has_ui`` tells)."""
         return self._session.ui
 
     @property
@@ -29,24 +41,27 @@ class HandlerContext:
         return self._session.cwd
 
     @property
-    def session(self) -> Any:
+    def session(self) -> SessionView:
         """A read-only view of the session (entries, branch, context)."""
         return self._session.session_view
 
     @property
-    def model_registry(self) -> Any:
+    def model_registry(self) -> ModelRegistry:
+        """Every model the installed providers offer, and which provider serves each."""
         return self._session.models
 
     @property
-    def model(self) -> Any:
+    def model(self) -> Model | None:
+        """The model the next request goes to (None before one is chosen)."""
         return self._session.agent.model
 
     @property
-    def settings(self) -> Any:
+    def settings(self) -> Settings:
+        """The merged settings (user, project, CLI, environment) of this session."""
         return self._session.settings
 
     @property
-    def api(self) -> Any:
+    def api(self) -> OmpAPI:
         """This session's runtime actions (``omp.api.OmpAPI``), for tools and anything
         that has ``ctx`` but was not handed ``api``."""
         return self._session.api
@@ -55,7 +70,10 @@ class HandlerContext:
     def state(self) -> dict[str, Any]:
         """Plugin state that belongs to this session, never to the process: key it by
         your plugin's name (``ctx.state.setdefault("my-plugin", MyState())``). Two
-        sessions in one process never see each other's entries."""
+        sessions in one process never see each other's entries, and a new, resumed or
+        forked session starts with an empty one (rebuild it in ``session_start``);
+        branching and tree navigation keep it. What must outlive a session goes in
+        ``ctx.api.process_state`` (see omp.session_scope)."""
         return self._session.plugin_state
 
     @property
@@ -65,18 +83,18 @@ class HandlerContext:
         return bool(self._session.settings.trust.trusted)
 
     @property
-    def artifacts(self) -> Any:
-        """omp.artifacts.ArtifactStore: spill large outputs, read ``artifact://ID``."""
+    def artifacts(self) -> ArtifactStore:
+        """Spill large outputs, read ``artifact://ID``."""
         return self._session.artifacts
 
     @property
-    def file_reads(self) -> Any:
-        """omp.artifacts.FileLedger: what the model last read of each file."""
+    def file_reads(self) -> FileLedger:
+        """What the model last read of each file."""
         return self._session.file_reads
 
     @property
-    def files(self) -> Any:
-        """omp.files.FileAccess: ask it before reading or writing a user's file (an
+    def files(self) -> FileAccess:
+        """Ask it before reading or writing a user's file (an
         editor client may hold unsaved text); None/False means use the disk."""
         return self._session.files
 
@@ -99,10 +117,24 @@ class HandlerContext:
     def is_idle(self) -> bool:
         return not self._session.agent.is_streaming
 
+    def set_session_name(self, name: str) -> str:
+        """Name this session (as ``/name``, ``api.set_session_name``); listings and
+        ``/resume`` show the name. Returns it as stored (whitespace runs collapsed);
+        an empty name is an OmpError."""
+        from omp.session_actions import set_session_name
+
+        return set_session_name(self._session, name)
+
+    def get_session_name(self) -> str | None:
+        """This session's name, or None when it has none."""
+        return self._session.session_file.name
+
     async def compact(self, instructions: str | None = None) -> dict[str, Any]:
-        """Summarise the older conversation now (``/compact``); a running agent is
-        stopped first. Returns summary, first_kept_entry_id, tokens_before and
-        tokens_after; OmpError when nothing could be compacted (nothing is written)."""
+        """Summarise the older conversation now (``/compact``). Safe to await from
+        anywhere (an event hook, a tool, a command, another task): a running agent goes
+        on, and sends the compacted conversation from its next request. Returns summary,
+        first_kept_entry_id, tokens_before and tokens_after; OmpError when nothing
+        could be compacted (nothing is written)."""
         return await self._session.compact(instructions)
 
     def abort(self, reason: str | None = None) -> None:
@@ -152,12 +184,6 @@ class CommandContext(HandlerContext):
         """Move to another point of the tree; with ``summarize`` the branch left is
         summarised (by a plugin, else by the model, with ``instructions``)."""
         return await self._session.navigate_tree(target_id, summarize, label, instructions)
-
-    async def set_session_name(self, name: str) -> dict[str, Any]:
-        """Name this session (``/name``); listings and ``/resume`` show the name."""
-        from omp.session_actions import set_session_name
-
-        return await set_session_name(self._session, name)
 
     async def prompt(self, text: str, *, literal: bool = False) -> None:
         """Run a prompt as if the user typed it (after the command returns control);

@@ -39,29 +39,39 @@ def to_wire(model: BaseModel) -> dict[str, Any]:
 
 
 class TextContent(WireModel):
+    """Text in a message."""
+
     type: Literal["text"] = "text"
     text: str
     text_signature: str | None = None
 
 
 class ImageContent(WireModel):
+    """An image in a message: base64 ``data`` and its ``mime_type``."""
+
     type: Literal["image"] = "image"
     data: str
     mime_type: str
 
 
 class ThinkingContent(WireModel):
+    """The model's reasoning text (with the provider's signature when it signs it)."""
+
     type: Literal["thinking"] = "thinking"
     thinking: str
     thinking_signature: str | None = None
 
 
 class RedactedThinkingContent(WireModel):
+    """Reasoning the provider returned encrypted; sent back as it came."""
+
     type: Literal["redactedThinking"] = "redactedThinking"
     data: str
 
 
 class ToolCall(WireModel):
+    """A tool call in an assistant message: ``name`` and parsed ``arguments``."""
+
     type: Literal["toolCall"] = "toolCall"
     id: str
     name: str
@@ -83,6 +93,8 @@ AssistantContent = Annotated[
 
 
 class Cost(WireModel):
+    """Dollars of one response, by kind of token."""
+
     input: float = 0.0
     output: float = 0.0
     cache_read: float = 0.0
@@ -91,6 +103,8 @@ class Cost(WireModel):
 
 
 class Usage(WireModel):
+    """Tokens of one response (and their ``cost``; ``unpriced`` when the model has no price)."""
+
     input: int = 0
     output: int = 0
     cache_read: int = 0
@@ -107,6 +121,8 @@ StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 
 
 class UserMessage(WireModel):
+    """What the user (or a plugin on their behalf) said."""
+
     role: Literal["user"] = "user"
     content: str | list[UserContent]
     timestamp: int = Field(default_factory=now_ms)
@@ -122,6 +138,8 @@ class DeveloperMessage(WireModel):
 
 
 class AssistantMessage(WireModel):
+    """A model response: content blocks, usage and why it stopped."""
+
     role: Literal["assistant"] = "assistant"
     content: list[AssistantContent] = Field(default_factory=list)
     api: str = ""
@@ -145,6 +163,8 @@ class AssistantMessage(WireModel):
 
 
 class ToolResultMessage(WireModel):
+    """The answer to one tool call."""
+
     role: Literal["toolResult"] = "toolResult"
     tool_call_id: str
     tool_name: str
@@ -168,6 +188,8 @@ class CustomMessage(WireModel):
 
 
 class BashExecutionMessage(WireModel):
+    """A ``!command`` the user ran, with its output."""
+
     role: Literal["bashExecution"] = "bashExecution"
     command: str
     output: str = ""
@@ -192,6 +214,8 @@ class PythonExecutionMessage(WireModel):
 
 
 class BranchSummaryMessage(WireModel):
+    """A summary of a branch the conversation left."""
+
     role: Literal["branchSummary"] = "branchSummary"
     summary: str
     from_id: str
@@ -199,6 +223,8 @@ class BranchSummaryMessage(WireModel):
 
 
 class CompactionSummaryMessage(WireModel):
+    """A summary that stands for the older, compacted conversation."""
+
     role: Literal["compactionSummary"] = "compactionSummary"
     summary: str
     tokens_before: int = 0

@@ -25,6 +25,7 @@ def track_group(pgid: int) -> None:
 
 
 def untrack_group(pgid: int) -> None:
+    """Forget a process group started with ``track_group`` (it has ended)."""
     with _lock:
         _groups.discard(pgid)
 

@@ -45,6 +45,7 @@ def sessions_dir(
     home: str | None = None,
     tmp: str | None = None,
 ) -> Path:
+    """The folder holding the sessions of ``cwd`` (or ``session_dir`` when given)."""
     if session_dir:
         return Path(session_dir).expanduser()
     home = home if home is not None else str(Path.home())

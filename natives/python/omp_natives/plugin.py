@@ -100,7 +100,7 @@ async def omp_tool_result(event: Any, ctx: Any) -> dict[str, Any] | None:
         return None
     import os
 
-    from omp.tools import resolve_path, tool_cwd
+    from omp import resolve_path, tool_cwd
 
     cwd = tool_cwd(ctx)
     if os.path.lexists(resolve_path(path, cwd)):
@@ -109,7 +109,7 @@ async def omp_tool_result(event: Any, ctx: Any) -> dict[str, Any] | None:
         return None
     import asyncio
 
-    from omp.tools import ToolResult
+    from omp import ToolResult
 
     from omp_natives.suggest import closest_paths
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from omp.tools import resolve_path
+from omp import resolve_path
 from omp_tool_search.answers import GrepAnswer, GrepLine
 from omp_tool_search.match import glob_to_regex, type_extensions
 from omp_tool_search.translate import translate

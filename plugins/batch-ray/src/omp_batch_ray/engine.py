@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from omp.errors import OmpError, UsageError
+from omp import OmpError, UsageError
 from omp_batch.engine import EngineOptions, Interrupted, Report
 from omp_batch.layout import last_number, lost_result
 from omp_batch.ratelimit import Limit, limit_for, reserve, spend

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
-from omp.tools import tool_cwd
+from omp import tool_cwd
 
 BOM = "\ufeff"
 ENCODING = "utf-8"

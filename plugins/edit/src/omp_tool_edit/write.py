@@ -7,8 +7,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from omp.atomic_write import NotRestored, write_file
-from omp.tools import Tool, ToolResult, resolve_path, tool_cwd
+from omp import NotRestored, Tool, ToolResult, resolve_path, tool_cwd, write_file
 from pydantic import BaseModel, Field
 
 from omp_tool_edit.fileio import (

@@ -9,13 +9,12 @@ from collections.abc import Callable
 from typing import Any
 
 import omp
-from omp.contrib import RunMode
-from omp.modes import run_prompts
+from omp import RunMode, run_prompts
 
 
 @omp.hookimpl
 def omp_register_modes(api):
-    from omp.ui import EventUI
+    from omp import EventUI
 
     return [
         RunMode(

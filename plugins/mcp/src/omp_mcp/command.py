@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from omp.errors import OmpError, UsageError
+from omp import OmpError, UsageError
 
 from omp_mcp.config import (
     agent_config_path,
@@ -134,7 +134,7 @@ def _read(path: Path) -> dict[str, Any]:
 def _write(path: Path, data: dict[str, Any]) -> None:
     """Written 0600 when created: an entry's env and headers may hold tokens. Atomic: a
     kill mid-write leaves the old file."""
-    from omp.atomic_write import write_file
+    from omp import write_file
 
     path.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(data, indent=2) + "\n"

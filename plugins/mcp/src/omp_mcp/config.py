@@ -70,7 +70,7 @@ class ServerConfig:
         """(label, value) of its credentials, for omp to hide everywhere: every value a
         variable named like a credential expanded to, and env and header values whose
         names say they are credentials (``GITHUB_TOKEN``, ``Authorization``)."""
-        from omp.secrets import CREDENTIAL_NAME, ENV_SECRET_NAME
+        from omp import CREDENTIAL_NAME, ENV_SECRET_NAME
 
         found = [
             (f"mcp:{self.name}:{name}", value)

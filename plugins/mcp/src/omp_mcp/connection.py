@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from typing import Any
 
-from omp.processes import track_group, untrack_group
+from omp import track_process_group, untrack_process_group
 
 from omp_mcp.config import ServerConfig
 from omp_mcp.errors import describe_error, error_code, first_line, is_closed, is_timeout
@@ -178,7 +178,7 @@ class Connection:
                 # The SDK ends the server, but its whole group only if the server itself
                 # outlives the 2 s grace: children it started would be left running.
                 kill_group(self.pid)
-                untrack_group(self.pid)
+                untrack_process_group(self.pid)
             if self.state in ("ready", "starting"):
                 self.state = "closed" if self._stop.is_set() else "failed"
             self._ready.set()
@@ -224,7 +224,7 @@ class Connection:
 
     def _spawned(self, pid: int) -> None:
         self.pid = pid
-        track_group(pid)
+        track_process_group(pid)
 
     def _fail(self, error: str) -> None:
         tail = self.stderr_tail()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from omp.tools import Tool, ToolResult
+from omp import Tool, ToolResult
 from pydantic import BaseModel, Field
 
 SEARCH_TOOL = "mcp_tool_search"

@@ -218,7 +218,7 @@ class McpManager:
         connection.track(task)
 
     async def _handle(self, connection: Connection, method: str, params: dict[str, Any]) -> None:
-        from omp.events import McpNotificationEvent
+        from omp import McpNotificationEvent
 
         if method.endswith("/list_changed") and connection.state == "ready":
             try:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from omp.atomic_write import write_file
+from omp import write_file
 
 LOGIN_TIMEOUT_S = 300.0
 

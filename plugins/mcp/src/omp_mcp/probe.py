@@ -18,7 +18,7 @@ def probe(config: ServerConfig, settings: Any, agent_dir: Path) -> int:
 
 
 async def _probe(config: ServerConfig, settings: Any, agent_dir: Path) -> int:
-    from omp.tokens import count
+    from omp import count_tokens
 
     from omp_mcp.connection import Connection
     from omp_mcp.oauth import stored_provider
@@ -45,7 +45,7 @@ async def _probe(config: ServerConfig, settings: Any, agent_dir: Path) -> int:
                 "description": tool.description or "",
                 "parameters": sanitize_input_schema(tool.input_schema),
             }
-            tokens = count(json.dumps(spec, separators=(",", ":")))
+            tokens = count_tokens(json.dumps(spec, separators=(",", ":")))
             total += tokens
             print(f"  {spec['name']}  {tokens} tokens")
         print(f"total: {total} tokens per request when every tool is offered")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from omp.contrib import Command
+from omp import Command
 
 from omp_mcp.tools import tool_name
 

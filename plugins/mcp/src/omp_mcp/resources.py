@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from omp.tools import ToolResult
+from omp import ToolResult
 
 SCHEME = "mcp://"
 READ_TIMEOUT_S = 60.0

@@ -8,8 +8,7 @@ import base64
 import json
 from typing import Any
 
-from omp.messages import ImageContent, TextContent
-from omp.tools import ToolResult
+from omp import ImageContent, TextContent, ToolResult
 
 IMAGE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
 

@@ -29,7 +29,7 @@ current_server: contextvars.ContextVar[Any] = contextvars.ContextVar(
 
 
 def debug_log_path() -> Path:
-    from omp.settings import agent_dir
+    from omp import agent_dir
 
     return agent_dir() / "logs" / "mcp.log"
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from omp.atomic_write import replacing
+from omp import replacing
 
 from omp_mcp.config import ServerConfig
 

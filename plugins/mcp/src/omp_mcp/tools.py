@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from omp.tools import Tool, ToolResult
+from omp import Tool, ToolResult
 from pydantic import BaseModel, ConfigDict
 
 from omp_mcp.results import convert_result

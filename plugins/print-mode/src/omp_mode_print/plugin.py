@@ -12,13 +12,12 @@ import sys
 from typing import Any
 
 import omp
-from omp.contrib import RunMode
-from omp.modes import run_prompts
+from omp import RunMode, run_prompts
 
 
 @omp.hookimpl
 def omp_register_modes(api):
-    from omp.ui import StderrUI
+    from omp import StderrUI
 
     return [
         RunMode(
@@ -51,13 +50,14 @@ def _lines(session: Any, event: Any, verbose: bool) -> list[str]:
     if kind == "extension_error":
         if event.occurrence > 1:  # counted when the session ends
             return []
-        return [f"omp: plugin {event.extension_path} failed in {event.event}: {event.error}"]
+        plugin = event.extension_name or event.extension_path
+        return [f"omp: plugin {plugin} failed in {event.event}: {event.error}"]
     if kind == "auto_retry_start":
         return [_retry_line(event)]
     if kind == "auto_compaction_end" and event.result:
-        from omp.compactor import describe
+        from omp import describe_compaction
 
-        return [f"omp: {describe(event.result)}"]
+        return [f"omp: {describe_compaction(event.result)}"]
     if kind == "notice" and (verbose or event.level != "info"):
         prefix = "" if event.level == "info" else f"{event.level}: "
         return [f"omp: {prefix}{event.message}"]
@@ -70,10 +70,10 @@ def _retry_line(event: Any) -> str:
     """``omp: retrying in 4 s (attempt 2 of 5): <why>``; attempts count the first
     request. The reason was redacted where it was made; key-shaped text is hidden
     here too."""
-    from omp.llm.errors import redact
+    from omp import redact_keys
 
     seconds = round(event.delay_ms / 1000, 1)
-    reason = redact(" ".join(str(event.error_message).split()), [])
+    reason = redact_keys(" ".join(str(event.error_message).split()), [])
     attempt, total = event.attempt + 1, event.max_attempts + 1
     return f"omp: retrying in {seconds:g} s (attempt {attempt} of {total}): {reason}"
 

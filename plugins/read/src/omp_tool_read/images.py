@@ -7,8 +7,7 @@ import os
 import struct
 from typing import Any
 
-from omp.messages import ImageContent, TextContent
-from omp.tools import ToolResult
+from omp import ImageContent, TextContent, ToolResult
 
 MAX_IMAGE_BYTES = 20 * 1024 * 1024
 """Larger images are refused (providers reject them anyway)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from omp.tools import ToolResult
+from omp import ToolResult
 
 MAX_DIR_ENTRIES = 200
 

@@ -9,10 +9,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from omp.artifacts import SCHEME
-from omp.errors import OmpError
-from omp.files import FileAccess
-from omp.tools import Tool, ToolResult, resolve_path, tool_cwd
+from omp import ARTIFACT_SCHEME, FileAccess, OmpError, Tool, ToolResult, resolve_path, tool_cwd
 from pydantic import BaseModel, Field
 
 from omp_tool_read.images import SNIFF_BYTES, extension_mime, read_image, sniff_image
@@ -85,7 +82,7 @@ class ReadTool(Tool):
     def execute(
         self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
     ) -> ToolResult:
-        if params.path.startswith(SCHEME):
+        if params.path.startswith(ARTIFACT_SCHEME):
             return _read_artifact(params, signal, ctx)
         reader = _scheme_reader(params.path, ctx)
         if reader is not None:

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from omp.tools import resolve_path
+from omp import resolve_path
 
 from omp_tool_search.answers import FindAnswer, GrepAnswer, GrepLine, TreeAnswer
 from omp_tool_search.engine import Matcher, RegexTimeout, Stopped, WorkerFailed

@@ -22,7 +22,7 @@ import threading
 import time
 from typing import Any
 
-from omp.processes import track_group, untrack_group
+from omp import track_process_group, untrack_process_group
 
 from omp_tool_search.scan import scan
 from omp_tool_search.translate import Translation, translate
@@ -141,7 +141,7 @@ class RegexWorker:
             )
         except OSError as exc:
             raise WorkerFailed(str(exc)) from exc
-        track_group(proc.pid)
+        track_process_group(proc.pid)
         self.proc = proc
         alarm = min(math.ceil(self.timeout), 86_400) + 5
         self._send((self.regex.pattern, self.regex.flags, alarm))
@@ -185,7 +185,7 @@ class RegexWorker:
             return
         proc.kill()
         proc.wait()
-        untrack_group(proc.pid)
+        untrack_process_group(proc.pid)
         for pipe in (proc.stdin, proc.stdout):
             if pipe is not None:
                 with contextlib.suppress(OSError):

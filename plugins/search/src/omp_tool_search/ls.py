@@ -8,7 +8,7 @@ import os
 import stat
 from typing import Any
 
-from omp.tools import Tool, ToolResult, resolve_path, tool_cwd
+from omp import Tool, ToolResult, resolve_path, tool_cwd
 from pydantic import BaseModel, Field
 
 LS_LIMIT = 500

@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from omp.tools import ToolResult, resolve_path
+from omp import ToolResult, resolve_path
 
 from omp_tool_search.answers import GrepAnswer, GrepLine
 

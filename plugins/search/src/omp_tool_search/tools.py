@@ -9,7 +9,7 @@ import os
 import threading
 from typing import Any, Literal
 
-from omp.tools import Tool, ToolResult, tool_cwd
+from omp import Tool, ToolResult, tool_cwd
 from pydantic import BaseModel, Field, field_validator
 
 from omp_tool_search.answers import GrepAnswer, coerce_find, coerce_grep

@@ -16,7 +16,7 @@ def omp_register_tools(api: Any) -> list[Any]:
 
 @omp.hookimpl
 def omp_register_commands(api: Any) -> list[Any]:
-    from omp.contrib import Command
+    from omp import Command
 
     def show(args: str, ctx: Any) -> None:
         from omp_tool_todo.state import current_todos, render

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from omp.tools import Tool, ToolResult
+from omp import Tool, ToolResult
 from pydantic import BaseModel, Field
 
 from omp_tool_todo.state import TOOL_NAME, render

@@ -8,8 +8,7 @@ from collections import Counter
 from typing import Any
 
 import omp
-from omp.contrib import Command
-from omp.tools import Tool, ToolResult
+from omp import Command, Tool, ToolResult
 from pydantic import BaseModel, Field
 
 STATE_KEY = "tally-tool"
