@@ -265,6 +265,36 @@ def test_a_guard_is_asked_once_per_session_action(make_session, omp_harness):
     ]
 
 
+class OmpGuard:
+    """A guard written for omp, which asks session_before_switch (reason fork) on a fork."""
+
+    @omp.hookimpl
+    async def omp_session_before_switch(self, event, ctx):
+        confirmed = await ctx.ui.confirm(f"Leave this session ({event.reason})?", "")
+        return None if confirmed else {"cancel": True}
+
+
+def test_a_guard_written_for_omp_is_asked_once_on_fork_and_can_cancel_it(make_session, omp_harness):
+    session, _ = make_session(
+        [{"text": "one"}],
+        plugins=[Commands(), OmpGuard(), Guard()],
+        session_path=str(omp_harness.cwd / "s.jsonl"),
+        ui_answers=[True, False],
+    )
+
+    async def fork(ctx):
+        first = next(e for e in ctx.session.entries() if e["type"] == "message")
+        return await ctx.fork(first["id"], "at")
+
+    Commands.action = fork
+    omp_harness.run(session, "first", "/do")
+    assert Commands.result == {"cancelled": True}
+    assert sorted(session.ui.requests) == [
+        ("confirm", "Fork this session?"),
+        ("confirm", "Leave this session (fork)?"),
+    ]
+
+
 def test_fork_can_be_cancelled_and_an_unknown_entry_is_an_error(make_session, omp_harness):
     recorder = Recorder(cancel=("before_fork",))
     session, _ = make_session([{"text": "one"}], plugins=[Commands(), recorder])

@@ -159,8 +159,22 @@ class HookDispatcher:
             rule = self._rules[hook_name] = declared_rule(hook_name, self.pm)
         return rule
 
-    async def call(self, hook_name: str, event: Any, ctx: Any = None, api: Any = None) -> Any:
-        """Run every implementation of ``hook_name`` and combine by its rule.
+    def implementers(self, hook_name: str) -> frozenset[str]:
+        """The names of the plugins implementing ``hook_name``."""
+        wrappers, impls = self._impls(hook_name)
+        return frozenset(impl.plugin_name for impl in (*wrappers, *impls))
+
+    async def call(
+        self,
+        hook_name: str,
+        event: Any,
+        ctx: Any = None,
+        api: Any = None,
+        *,
+        skip: frozenset[str] = frozenset(),
+    ) -> Any:
+        """Run every implementation of ``hook_name`` (but those of the plugins named in
+        ``skip``) and combine by its rule.
 
         Returns: observer -> None; first_block -> a ToolCallDecision (possibly with a
         revised input) or None; chain -> a ChainOutcome (the event as patched, messages
@@ -171,6 +185,9 @@ class HookDispatcher:
         """
         rule = self._rules.get(hook_name) or self.rule(hook_name)
         wrappers, impls = self._impls(hook_name)
+        if skip:
+            wrappers = [i for i in wrappers if i.plugin_name not in skip]
+            impls = [i for i in impls if i.plugin_name not in skip]
         monitors = getattr(self.pm, "omp_monitors", ())
         if not impls and not wrappers and not monitors:
             return ChainOutcome(event) if rule.kind == "chain" else None

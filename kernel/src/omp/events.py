@@ -358,11 +358,12 @@ class SessionStartEvent(Event):
 
 
 class SessionBeforeSwitchEvent(Event):
-    """Another session is about to become current (new or resume): a handler may cancel."""
+    """Another session is about to become current (new, resume, or - for plugins without a
+    session_before_fork handler - fork): a handler may cancel."""
 
     type: Literal["session_before_switch"] = "session_before_switch"
-    reason: Literal["new", "resume"]
-    """A fork asks session_before_fork instead (one before-event per action)."""
+    reason: Literal["new", "resume", "fork"]
+    """``fork`` only for plugins that do not implement session_before_fork (omp's way)."""
     target_session_file: str | None = None
 
 

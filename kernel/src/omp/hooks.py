@@ -145,7 +145,7 @@ class Hooks:
     async def session_before_switch(
         self, event: SessionBeforeSwitchEvent
     ) -> SessionBeforeDecision | None:
-        """A switch to another session (new, resume) is about to happen."""
+        """A switch to another session (new, resume, fork) is about to happen."""
         result = await self._call("omp_session_before_switch", event)
         return cast("SessionBeforeDecision | None", result)
 

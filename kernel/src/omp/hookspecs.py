@@ -314,11 +314,12 @@ def omp_session_start(event: SessionStartEvent, ctx: HandlerContext, api: OmpAPI
 def omp_session_before_switch(
     event: SessionBeforeSwitchEvent, ctx: HandlerContext, api: OmpAPI
 ) -> Any:
-    """A switch to another session (new, resume) is about to happen.
+    """A switch to another session (new, resume, fork) is about to happen.
 
     When: before the current session is left: ``ctx.new_session()`` (reason ``new``),
-    ``ctx.switch_session(path)`` (``resume``). A fork asks session_before_fork instead:
-    each action has one before-event, so a guard asks the user once.
+    ``ctx.switch_session(path)`` (``resume``); on a fork (``fork``, as omp asks it) only
+    for plugins that do not implement session_before_fork (pi's event for a fork), so a
+    guard is asked once per action, whichever event it was written for.
     Args: ``event`` (SessionBeforeSwitchEvent: reason, target_session_file - the file
     to resume, else None).
     Returns: ``{"cancel": True}`` to stop the switch, or None.
@@ -373,7 +374,8 @@ def omp_session_before_fork(event: SessionBeforeForkEvent, ctx: HandlerContext, 
     """The session is about to be forked into a new session file.
 
     When: on ``ctx.fork(entry_id, position)`` (omp's ``/fork``), before anything is
-    written; the fork's only before-event (session_before_switch is not asked).
+    written. Plugins without this hook are asked session_before_switch (reason
+    ``fork``) instead; a plugin implementing both is asked only this one.
     Args: ``event`` (SessionBeforeForkEvent: entry_id, position - ``before``: the new
     session ends before the entry; ``at``: it ends with it).
     Returns: ``{"cancel": True}`` to stop the fork, or None.

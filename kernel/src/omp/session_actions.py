@@ -3,9 +3,10 @@ tree navigation, for command handlers, the terminal UI and RPC - each with omp's
 before-event (the first cancel wins) and after-events, and the model and thinking
 level a session restores.
 
-Each action asks its one before-event, as pi does: new and resume
-``session_before_switch``, fork ``session_before_fork``, tree navigation
-``session_before_tree`` - a guard is asked once per action.
+Each action asks one before-event of each plugin: new and resume
+``session_before_switch``, tree navigation ``session_before_tree``, fork
+``session_before_fork`` (pi's event) - or, for a plugin written for omp that implements
+only ``session_before_switch``, that hook with reason ``fork``. A guard is asked once.
 
 Replacing the session (new, switch, fork) keeps the AgentSession, its plugins and
 its api: the old session gets ``session_shutdown`` (reason new/resume/fork) and its
@@ -84,6 +85,26 @@ def _entry(session: Any, entry_id: str) -> dict[str, Any]:
     return entry
 
 
+async def _before_fork(session: Any, entry_id: str, position: str) -> bool:
+    """Whether a guard cancelled the fork. pi asks ``session_before_fork``, omp
+    ``session_before_switch`` with reason ``fork``: the second is asked only of the plugins
+    that do not implement the first, so each guard is asked once, whichever event it was
+    written for."""
+    decision = await session.hooks.session_before_fork(
+        SessionBeforeForkEvent(entry_id=entry_id, position=position),  # type: ignore[arg-type]
+    )
+    if decision is not None and decision.cancel:
+        return True
+    decision = await session.dispatcher.call(
+        "omp_session_before_switch",
+        SessionBeforeSwitchEvent(reason="fork"),
+        session.context,
+        session.api,
+        skip=session.dispatcher.implementers("omp_session_before_fork"),
+    )
+    return bool(decision is not None and decision.cancel)
+
+
 async def _before_switch(session: Any, reason: str, target: str | None = None) -> bool:
     """Whether a session_before_switch handler cancelled."""
     decision = await session.hooks.session_before_switch(
@@ -139,10 +160,7 @@ async def fork(session: Any, entry_id: str, position: str = "before") -> dict[st
         raise OmpError(f"unknown fork position {position!r}; use before or at")
     _require_idle(session, "fork the session")
     entry = _entry(session, entry_id)
-    decision = await session.hooks.session_before_fork(
-        SessionBeforeForkEvent(entry_id=entry_id, position=position),  # type: ignore[arg-type]
-    )
-    if decision is not None and decision.cancel:
+    if await _before_fork(session, entry_id, position):
         return CANCELLED
     current = session.session_file
     leaf = entry.get("parentId") if position == "before" else entry_id
