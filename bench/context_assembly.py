@@ -59,7 +59,7 @@ def write(path: Path, text: str) -> None:
 
 
 def make_provider() -> Any:
-    from omp.providers import AssistantStream, Model, Provider
+    from omp.agent.providers import AssistantStream, Model, Provider
 
     class Instant(Provider):
         name = "bench"
@@ -92,7 +92,7 @@ def run_once(cwd: Path, prompts: int, flags: dict[str, Any]) -> tuple[float, flo
     """(seconds to start the session, seconds for the prompts, requests made, system
     prompt characters, rules attached to tool results)."""
     import omp
-    from omp.bootstrap import RUNTIME_KINDS, SessionOptions, load_runtime, open_session
+    from omp.runtime.bootstrap import RUNTIME_KINDS, SessionOptions, load_runtime, open_session
 
     provider = make_provider()
 

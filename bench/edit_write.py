@@ -7,9 +7,9 @@ Each run starts from a fresh file of the size (written and synced, not timed), t
 times the tool's ``execute`` through three paths, in turn so that drift on a busy
 machine hits them alike:
 
-- ``in place``: ``omp.atomic_write.write_in_place``, the code the tools used before
+- ``in place``: ``omp.config.atomic_write.write_in_place``, the code the tools used before
   (overwrite, read back, truncate, fsync); a kill midway leaves a mix;
-- ``rename``: ``omp.atomic_write.write_file``, what they use now (a temporary file,
+- ``rename``: ``omp.config.atomic_write.write_file``, what they use now (a temporary file,
   fsync, owner/xattrs/mode copied, rename, directory fsync);
 - ``hard-linked``: ``write_file`` on a file with a second link, which is written in
   place after a recovery copy of its old bytes is saved.
@@ -33,9 +33,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from omp import atomic_write
-from omp.abort import AbortSignal
-from omp.artifacts import FileLedger
+from omp.base.abort import AbortSignal
+from omp.config import atomic_write
+from omp.session.artifacts import FileLedger
 from omp_tool_edit import edit as edit_module
 from omp_tool_edit import write as write_module
 

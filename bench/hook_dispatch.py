@@ -65,8 +65,8 @@ def make_plugin(kind: str) -> Any:
 
 
 def dispatcher(kind: str) -> Any:
-    from omp.dispatch import HookDispatcher
-    from omp.plugin_manager import new_plugin_manager
+    from omp.plugin.dispatch import HookDispatcher
+    from omp.plugin.manager import new_plugin_manager
 
     pm = new_plugin_manager()
     for number in range(20):
@@ -75,7 +75,7 @@ def dispatcher(kind: str) -> Any:
 
 
 async def per_event_us(kind: str, hook: str, events: int) -> float:
-    from omp.events import ToolCallEvent, TurnStartEvent
+    from omp.agent.events import ToolCallEvent, TurnStartEvent
 
     d = dispatcher(kind)
     if hook == "omp_turn_start":
@@ -91,8 +91,14 @@ async def per_event_us(kind: str, hook: str, events: int) -> float:
 
 
 def context_copy_ms(rounds: int) -> float:
-    from omp.copying import CopyOnRead
-    from omp.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
+    from omp.agent.messages import (
+        AssistantMessage,
+        TextContent,
+        ToolCall,
+        ToolResultMessage,
+        UserMessage,
+    )
+    from omp.base.copying import CopyOnRead
 
     messages: list[Any] = []
     for number in range(125):

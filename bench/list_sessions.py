@@ -5,7 +5,7 @@
 Generates ``--sessions`` session files (default 5,000) in one sessions directory, each
 with ``--turns`` user/assistant turns (default 6, about 4 KiB) in omp's format, every
 tenth one ten times longer and every fiftieth one named (a ``session_info`` entry at
-its end), then times ``omp.session_listing.list_sessions`` in this process (the first
+its end), then times ``omp.session.listing.list_sessions`` in this process (the first
 run, then the median of ``--runs``) and the real ``omp sessions`` command end to end
 (startup included). A report: exits 0 whatever it measured, unless ``--check``, then 1
 when the median listing misses the target.
@@ -87,8 +87,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
-    from omp.session_listing import list_sessions
-    from omp.session_store import sessions_dir
+    from omp.session.listing import list_sessions
+    from omp.session.store import sessions_dir
 
     with tempfile.TemporaryDirectory(prefix="omp-list-bench-") as scratch:
         root = Path(scratch)

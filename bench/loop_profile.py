@@ -47,7 +47,7 @@ def small_file(root: Path) -> Path:
 
 
 def build_session(root: Path, turns: int, peer: Any) -> Any:
-    from omp.bootstrap import RUNTIME_KINDS, SessionOptions, load_runtime, open_session
+    from omp.runtime.bootstrap import RUNTIME_KINDS, SessionOptions, load_runtime, open_session
 
     session_path = root / f"session-{time.monotonic_ns()}.jsonl"
     if peer is not None:

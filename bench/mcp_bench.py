@@ -37,7 +37,7 @@ CALL_TARGET_MS = 2.0
 
 
 def make_provider(tool: str, calls: int) -> Any:
-    from omp.providers import AssistantStream, Model, Provider
+    from omp.agent.providers import AssistantStream, Model, Provider
 
     class Instant(Provider):
         name = "bench"
@@ -68,7 +68,7 @@ def make_provider(tool: str, calls: int) -> Any:
 
 
 def echo_tool() -> Any:
-    from omp.tools import Tool
+    from omp.agent.tools import Tool
     from pydantic import BaseModel
 
     class Params(BaseModel):
@@ -126,7 +126,7 @@ def first_request_ms(root: Path, agent: Path) -> float:
 def run_session(cwd: Path, tool: str, calls: int) -> tuple[float, list[float]]:
     """(ms from start to the first request, ms per tool call)."""
     import omp
-    from omp.bootstrap import RUNTIME_KINDS, SessionOptions, load_runtime, open_session
+    from omp.runtime.bootstrap import RUNTIME_KINDS, SessionOptions, load_runtime, open_session
 
     provider = make_provider(tool, calls)
 

@@ -172,8 +172,8 @@ def tool_vs_raw(root: str, runs: int) -> dict[str, float]:
     result text) against the raw natives call, content mode with the default limit."""
     from pathlib import Path
 
-    from omp.abort import AbortSignal
-    from omp.bootstrap import RUNTIME_KINDS, SessionOptions, load_runtime, open_session
+    from omp.base.abort import AbortSignal
+    from omp.runtime.bootstrap import RUNTIME_KINDS, SessionOptions, load_runtime, open_session
     from omp_natives.requests import prepare
     from omp_tool_search.tools import GrepParams, GrepTool
 

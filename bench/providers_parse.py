@@ -17,7 +17,7 @@ import statistics
 import time
 from pathlib import Path
 
-from omp.providers import Model
+from omp.agent.providers import Model
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 TARGET_MS_PER_MB = 50.0

@@ -32,8 +32,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from omp.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
-from omp.providers import LlmContext, Model, StreamOptions
+from omp.agent.messages import (
+    AssistantMessage,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from omp.agent.providers import LlmContext, Model, StreamOptions
 from omp_llm.body import request_pieces
 from omp_llm.config import ProviderConfig
 from omp_llm.provider import HttpProvider, Request

@@ -5,7 +5,7 @@
 Times ``coerce_tool_result`` (the one tool-result boundary) on a bash-like output with
 no secret known, with a handful known (the usual case: a few provider keys and tokens)
 and with 100 known, ``Secrets.redact_bytes`` on a session line, and the stream guard
-(omp.stream_guard) on a 50 KiB answer streamed in 4- and 24-character deltas, per
+(omp.agent.stream_guard) on a 50 KiB answer streamed in 4- and 24-character deltas, per
 delta, against keys starting "sk-" in prose full of "s" (none known: the loop makes no
 guard, the figure is the bare walk over the events). A report: it prints figures and
 exits 0. See bench/README.md.
@@ -20,10 +20,10 @@ import string
 import time
 from collections.abc import Callable
 
-from omp.providers import AssistantStream, Model
-from omp.secrets import Secrets
-from omp.stream_guard import StreamGuard
-from omp.tools import ToolResult, coerce_tool_result
+from omp.agent.providers import AssistantStream, Model
+from omp.agent.stream_guard import StreamGuard
+from omp.agent.tools import ToolResult, coerce_tool_result
+from omp.config.secrets import Secrets
 
 
 def _secrets(count: int, prefix: str = "") -> Secrets:

@@ -36,7 +36,7 @@ class NoopTools:
 
     @staticmethod
     def _tools(api):
-        from omp.tools import Tool
+        from omp.agent.tools import Tool
         from pydantic import BaseModel
 
         class Empty(BaseModel):
@@ -73,7 +73,7 @@ def write_script(path: Path, calls: int, per_message: int, think_first: bool) ->
 
 
 def run_once(root: Path, variant: str, script: Path, script_thinking: Path) -> float:
-    from omp.bootstrap import RUNTIME_KINDS, SessionOptions, load_runtime, open_session
+    from omp.runtime.bootstrap import RUNTIME_KINDS, SessionOptions, load_runtime, open_session
 
     env = {**user_env(), "OMP_CODING_AGENT_DIR": str(root / "agent"), "HOME": str(root)}
     flags: dict = {"script": str(script)}

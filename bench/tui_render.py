@@ -74,8 +74,8 @@ def answer(tokens: int) -> str:
 
 
 def token_events(text: str, limit: int) -> list[Any]:
-    from omp.events import MessageEndEvent, MessageStartEvent, MessageUpdateEvent
-    from omp.providers import AssistantStream, Model
+    from omp.agent.events import MessageEndEvent, MessageStartEvent, MessageUpdateEvent
+    from omp.agent.providers import AssistantStream, Model
 
     out = AssistantStream(Model(provider="bench", id="bench"))
     events: list[Any] = [MessageStartEvent(message=out.message)]

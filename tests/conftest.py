@@ -85,7 +85,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     # A test calling the dispatcher by hook name is no caller: only sessions count.
     called = set(re.findall(r"^\[omp trace\] (omp_\w+) <- (?!.*\(outside a session\)$)", log, re.M))
     Path(path).unlink(missing_ok=True)
-    from omp import hookspecs
+    from omp.plugin import specs as hookspecs
 
     specs = {name for name in vars(hookspecs) if name.startswith("omp_")}
     missing = sorted(specs - called - set(NOT_YET_CALLED))

@@ -38,7 +38,7 @@ class NoArgs(BaseModel):
 
 @omp.hookimpl
 def omp_register_tools(api):
-    from omp.tools import Tool
+    from omp.agent.tools import Tool
 
     def execute(call_id, params, signal, on_update, ctx):
         Path({marker!r}).write_text("stuck")
@@ -265,7 +265,7 @@ class OmpCli:
 
     def sessions_dir(self) -> Path:
         """Where omp keeps the sessions of ``self.cwd`` (the encoded cwd folder)."""
-        from omp.session_store import encode_cwd
+        from omp.session.store import encode_cwd
 
         encoded = encode_cwd(str(self.cwd.resolve()), str(self.home), tempfile.gettempdir())
         return self.agent_dir / "sessions" / encoded

@@ -1,4 +1,4 @@
-"""`omp config set` rewrites settings.json through ``omp.atomic_write`` (issue 24, item 1):
+"""`omp config set` rewrites settings.json through ``omp.config.atomic_write`` (issue 24, item 1):
 a symlinked file (dotfiles) is written through and stays a link, a hard-linked one is
 written in place so its other name sees the change, and nothing is left beside it."""
 

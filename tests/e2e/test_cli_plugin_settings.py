@@ -9,7 +9,7 @@ import pytest
 
 PLUGIN = """
 import omp
-from omp.settings_schema import SettingSpec
+from omp.config.schema import SettingSpec
 
 
 @omp.hookimpl

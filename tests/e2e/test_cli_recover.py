@@ -18,8 +18,7 @@ NEW = b"THE NEW CONTENT, LONGER\n" * 4096
 
 KILLED_WRITER = """
 import os, signal, sys
-from omp import atomic_write
-
+from omp.config import atomic_write
 real_put = atomic_write._put
 when = sys.argv[3]
 

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from omp.partial_json import CUT_OFF_TEXT
+from omp.base.partial_json import CUT_OFF_TEXT
 
 SSE = {"content-type": "text/event-stream"}
 CATASTROPHIC_TEXT = "a" * 40 + "!\n"

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import omp
-from omp.providers import AssistantStream, Model, Provider
+from omp.agent.providers import AssistantStream, Model, Provider
 
 
 class ListProvider(Provider):
@@ -66,7 +66,7 @@ class Contribute:
 
 def texts(context: Any) -> list[str]:
     """The text of every message a provider was sent, in order."""
-    from omp.messages import content_text
+    from omp.agent.messages import content_text
 
     out = []
     for message in context.messages:

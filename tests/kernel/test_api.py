@@ -6,9 +6,9 @@ import sys
 
 import omp
 import pytest
-from omp.api import OmpAPI
-from omp.errors import OmpError, RuntimeNotReadyError
-from omp.tools import Tool
+from omp.agent.tools import Tool
+from omp.base.errors import OmpError, RuntimeNotReadyError
+from omp.runtime.api import OmpAPI
 from pydantic import BaseModel
 
 
@@ -222,7 +222,7 @@ def test_input_hook_can_rewrite_or_handle(make_session, omp_harness):
 
 
 def test_slash_commands_run_their_handler_instead_of_the_model(make_session, omp_harness):
-    from omp.contrib import Command
+    from omp.plugin.contrib import Command
 
     class Commands:
         ran = []
@@ -265,7 +265,7 @@ def test_duplicate_tool_names_are_reported_naming_both_plugins(omp_harness):
 
 
 def test_a_command_can_branch_the_session_and_hooks_see_it(make_session, omp_harness):
-    from omp.contrib import Command
+    from omp.plugin.contrib import Command
 
     class Brancher:
         calls = []
@@ -332,7 +332,7 @@ def test_ctx_search_goes_to_the_first_backend_that_answers(make_session, omp_har
 def test_ctx_search_of_an_unknown_kind_is_refused_in_one_line(make_session):
     import asyncio
 
-    from omp.errors import OmpError
+    from omp.base.errors import OmpError
 
     session, _ = make_session([])
 
@@ -361,7 +361,7 @@ def test_ctx_search_without_a_backend_says_what_to_install(omp_harness):
 
 
 def test_artifacts_live_in_the_session_folder_and_read_back(make_session, omp_harness):
-    from omp.bootstrap import SessionOptions, open_session
+    from omp.runtime.bootstrap import SessionOptions, open_session
 
     runtime = omp_harness.runtime()
     path = omp_harness.root / "s" / "session.jsonl"
@@ -375,7 +375,7 @@ def test_artifacts_live_in_the_session_folder_and_read_back(make_session, omp_ha
 
 
 def test_file_ledger_notices_changes_since_the_last_read(tmp_path):
-    from omp.artifacts import FileLedger
+    from omp.session.artifacts import FileLedger
 
     target = tmp_path / "f.txt"
     target.write_text("one")

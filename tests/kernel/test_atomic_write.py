@@ -1,4 +1,4 @@
-"""``omp.atomic_write``: every whole-file rewrite (settings, auth, a version 1 session
+"""``omp.config.atomic_write``: every whole-file rewrite (settings, auth, a version 1 session
 upgraded to 3) replaces the file by a rename, through a symlink and keeping a hard link,
 and a failure leaves the old file as it was (issue 24, item 1)."""
 
@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from omp import atomic_write, recovery
-from omp.errors import OmpError
-from omp.session import SessionFile
-from omp.settings import save_user_setting
-from omp.trust import remember
+from omp.base.errors import OmpError
+from omp.config import atomic_write, recovery
+from omp.config.settings import remember_trusted, save_user_setting
+from omp.session.file import SessionFile
 from omp_llm import config as llm_config
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX renames and links")
@@ -187,7 +186,7 @@ def test_a_failed_settings_write_leaves_the_file_and_says_so(
     settings.write_text('{"defaultModel": "kept"}\n')
     failing_rename(monkeypatch)
     with pytest.raises(OmpError, match=r"cannot write settings file .*: No space left"):
-        remember(agent_dir, tmp_path, [])
+        remember_trusted(agent_dir, tmp_path, [])
     assert settings.read_text() == '{"defaultModel": "kept"}\n'
     assert sorted(p.name for p in agent_dir.iterdir()) == ["settings.json"]
 
@@ -221,7 +220,7 @@ def _v1(path: Path) -> bytes:
 
 
 def _grow(path: Path) -> None:
-    from omp.messages import UserMessage
+    from omp.agent.messages import UserMessage
 
     session = SessionFile.open(path)
     session.append_message(UserMessage(content="second"))
@@ -261,8 +260,8 @@ def test_a_version_1_session_whose_upgrade_fails_is_left_as_it_was(
 def test_the_upgraded_session_is_locked_before_it_takes_the_old_ones_place(
     tmp_path: Path,
 ) -> None:
-    from omp import session_lock
-    from omp.messages import UserMessage
+    from omp.agent.messages import UserMessage
+    from omp.session import lock as session_lock
 
     path = tmp_path / "s.jsonl"
     _v1(path)

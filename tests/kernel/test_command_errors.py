@@ -8,8 +8,8 @@ import asyncio
 
 import omp
 import pytest
-from omp.contrib import Command
-from omp.errors import OmpError
+from omp.base.errors import OmpError
+from omp.plugin.contrib import Command
 from omp.testing import EventLog
 
 

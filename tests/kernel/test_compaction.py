@@ -9,9 +9,9 @@ from pathlib import Path
 
 import omp
 from doubles import Contribute, reply_events
-from omp.messages import content_text
-from omp.providers import AssistantStream, Model, Provider
-from omp.tools import Tool, ToolResult
+from omp.agent.messages import content_text
+from omp.agent.providers import AssistantStream, Model, Provider
+from omp.agent.tools import Tool, ToolResult
 from pydantic import BaseModel
 
 GOAL = "Goal: rename the function frobnicate to polish in every module."
@@ -116,7 +116,7 @@ def test_a_long_session_compacts_on_its_own_and_finishes(omp_harness, tmp_path):
     messages = [e for e in entries if e["type"] == "message"]
     assert sum(1 for e in messages if e["message"]["role"] == "toolResult") == 12
     # The session reloads as summary + kept tail.
-    from omp.session import SessionFile
+    from omp.session.file import SessionFile
 
     reloaded = SessionFile.open(path, lock=False).build_context().messages
     assert reloaded[0].role == "compactionSummary"
@@ -262,7 +262,7 @@ def test_session_compacting_adds_context_and_replaces_the_prompt(omp_harness, tm
 
 
 def test_ctx_compact_from_a_command(omp_harness, tmp_path):
-    from omp.contrib import Command
+    from omp.plugin.contrib import Command
 
     results = []
 
@@ -314,8 +314,8 @@ def test_a_prompt_larger_than_the_window_can_be_attached(omp_harness, tmp_path):
 
 def test_the_usage_check_before_each_request_does_not_walk_the_conversation():
     """It runs before every request: at turn 1,000 it must not touch every message."""
-    from omp.compaction import _fresh_usage
-    from omp.messages import AssistantMessage, CompactionSummaryMessage, Usage, UserMessage
+    from omp.agent.messages import AssistantMessage, CompactionSummaryMessage, Usage, UserMessage
+    from omp.runtime.compaction import _fresh_usage
 
     class Watched(list):
         reads = 0

@@ -9,8 +9,8 @@ import asyncio
 import json
 
 import omp
-from omp.errors import OmpError
-from omp.tools import Tool, ToolResult
+from omp.agent.tools import Tool, ToolResult
+from omp.base.errors import OmpError
 from pydantic import BaseModel
 from test_compaction import GOAL, Worker, _lines, _session
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from omp.messages import content_text
+from omp.agent.messages import content_text
 from test_compaction import GOAL, BigRead, Worker, _lines, _session, _settings
 from test_compaction_overflow import APIS, SECRET, SSE
 
@@ -113,9 +113,9 @@ def test_pruning_can_be_switched_off(omp_harness, tmp_path):
 
 
 def test_read_results_are_never_pruned(omp_harness, tmp_path):
-    from omp.compaction import TokenCounter
-    from omp.messages import ToolResultMessage
-    from omp.pruning import prune_tool_outputs
+    from omp.agent.messages import ToolResultMessage
+    from omp.runtime.compaction import TokenCounter
+    from omp.runtime.pruning import prune_tool_outputs
 
     def result(name: str, n: int) -> ToolResultMessage:
         return ToolResultMessage(

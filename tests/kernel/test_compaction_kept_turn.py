@@ -9,9 +9,9 @@ import json
 import re
 
 from doubles import Contribute, reply_events
-from omp.messages import content_text
-from omp.providers import AssistantStream, Model, Provider
-from omp.tools import Tool, ToolResult
+from omp.agent.messages import content_text
+from omp.agent.providers import AssistantStream, Model, Provider
+from omp.agent.tools import Tool, ToolResult
 from pydantic import BaseModel
 
 GOAL = "Goal: collect the three reports."
@@ -106,7 +106,7 @@ def test_the_largest_results_of_an_oversize_turn_move_to_artifacts_and_read_back
 
 
 def test_compaction_never_reports_a_bigger_context(omp_harness, tmp_path):
-    from omp.compaction import TokenCounter, context_tokens
+    from omp.runtime.compaction import TokenCounter, context_tokens
 
     _settings(omp_harness, pruneToolOutputs=False)
     calls = {"calls": [("report", {"n": n, "words": 700}) for n in range(30)]}  # ~21,000

@@ -4,7 +4,7 @@ separately, and the compaction's summary holds both."""
 
 from __future__ import annotations
 
-from omp.compaction import TokenCounter, prepare
+from omp.runtime.compaction import TokenCounter, prepare
 from test_compaction import GOAL, Worker, _lines, _session, _settings
 
 EARLIER = "Earlier: the user asked for a changelog entry first."
@@ -36,7 +36,7 @@ def test_a_cut_inside_a_turn_summarises_history_and_turn_prefix_apart(omp_harnes
 
 
 def test_preparation_marks_the_split_and_keeps_whole_turns_apart():
-    from omp.messages import AssistantMessage, ToolResultMessage, UserMessage
+    from omp.agent.messages import AssistantMessage, ToolResultMessage, UserMessage
 
     counter = TokenCounter()
     entries, messages = [], {}
@@ -69,14 +69,14 @@ def test_preparation_marks_the_split_and_keeps_whole_turns_apart():
 
 
 def test_a_second_split_of_the_same_turn_merges_its_turn_context_instead_of_stacking():
-    from omp.compaction import Preparation
-    from omp.compaction_prompt import (
+    from omp.agent.messages import UserMessage
+    from omp.runtime.compaction import Preparation
+    from omp.runtime.compaction_prompt import (
         SPLIT_TURN_HEADING,
         join_split_summary,
         split_previous,
         turn_prefix_prompt,
     )
-    from omp.messages import UserMessage
 
     previous = join_split_summary("## Goal\nhistory", "## Original Request\nfirst part")
     history, earlier = split_previous(previous)

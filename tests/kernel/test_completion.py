@@ -8,10 +8,10 @@ import asyncio
 
 import omp
 import pytest
-from omp.completion import complete, serialize_conversation, stream_completion
-from omp.errors import OmpError
-from omp.messages import AssistantMessage, TextContent, ToolCall, UserMessage
-from omp.tools import Tool
+from omp.agent.messages import AssistantMessage, TextContent, ToolCall, UserMessage
+from omp.agent.tools import Tool
+from omp.base.errors import OmpError
+from omp.runtime.completion import complete, serialize_conversation, stream_completion
 from pydantic import BaseModel
 
 HANDOFF_SCRIPT = [
@@ -30,7 +30,7 @@ class Handoff:
 
     @omp.hookimpl
     def omp_register_commands(self, api):
-        from omp.contrib import Command
+        from omp.plugin.contrib import Command
 
         async def handoff(args, ctx):
             conversation = serialize_conversation(ctx.session.build_context().messages)

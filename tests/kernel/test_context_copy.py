@@ -38,8 +38,8 @@ def test_a_returned_message_list_applies_to_that_request_only(make_session, omp_
 
 
 def test_messages_are_copied_only_when_a_handler_reads_them():
-    from omp.copying import CopyOnRead
-    from omp.messages import UserMessage
+    from omp.agent.messages import UserMessage
+    from omp.base.copying import CopyOnRead
 
     originals = [UserMessage(content=f"m{n}") for n in range(5)]
     view = CopyOnRead(originals)
@@ -55,11 +55,11 @@ def test_messages_are_copied_only_when_a_handler_reads_them():
 
 
 def test_a_handler_that_only_counts_messages_copies_none(make_session, omp_harness, monkeypatch):
-    import omp.copying
+    import omp.base.copying
 
     copies = []
-    real = omp.copying.deep_copy
-    monkeypatch.setattr(omp.copying, "deep_copy", lambda v: copies.append(v) or real(v))
+    real = omp.base.copying.deep_copy
+    monkeypatch.setattr(omp.base.copying, "deep_copy", lambda v: copies.append(v) or real(v))
 
     class Counter:
         @omp.hookimpl
@@ -73,8 +73,8 @@ def test_a_handler_that_only_counts_messages_copies_none(make_session, omp_harne
 
 
 def test_appending_copies_nothing_and_the_request_sees_the_new_message():
-    from omp.copying import CopyOnRead
-    from omp.messages import UserMessage
+    from omp.agent.messages import UserMessage
+    from omp.base.copying import CopyOnRead
 
     originals = [UserMessage(content=f"m{n}") for n in range(3)]
     view = CopyOnRead(originals)

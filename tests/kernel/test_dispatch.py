@@ -6,8 +6,7 @@ import asyncio
 
 import omp
 import pytest
-from omp.dispatch import HookDispatcher, rule_of
-from omp.events import (
+from omp.agent.events import (
     ContextEvent,
     SessionBeforeSwitchEvent,
     ToolCallEvent,
@@ -15,8 +14,9 @@ from omp.events import (
     TurnStartEvent,
     UserBashEvent,
 )
-from omp.messages import TextContent, UserMessage
-from omp.plugin_manager import new_plugin_manager
+from omp.agent.messages import TextContent, UserMessage
+from omp.plugin.dispatch import HookDispatcher, rule_of
+from omp.plugin.manager import new_plugin_manager
 
 
 class Recorder:
@@ -250,7 +250,7 @@ def test_a_raising_observer_is_reported_and_the_others_still_run():
 
 OBSERVERS = sorted(
     name
-    for name in dir(__import__("omp.hookspecs").hookspecs)
+    for name in dir(__import__("omp.plugin.specs").plugin.specs)
     if name.startswith("omp_")
     and not name.startswith("omp_register_")
     and rule_of(name) == "observer"

@@ -7,8 +7,7 @@ import asyncio
 
 import omp
 import pytest
-from omp.dispatch import HookDispatcher
-from omp.events import (
+from omp.agent.events import (
     InputEvent,
     InputPatch,
     SessionBeforeSwitchEvent,
@@ -16,8 +15,9 @@ from omp.events import (
     ToolResultEvent,
     UserBashEvent,
 )
-from omp.hookspecs import combine, hookspec
-from omp.plugin_manager import new_plugin_manager
+from omp.plugin.dispatch import HookDispatcher
+from omp.plugin.manager import new_plugin_manager
+from omp.plugin.specs import combine, hookspec
 
 
 def dispatcher(*plugins: tuple[str, object]) -> tuple[HookDispatcher, list[tuple[str, ...]]]:

@@ -11,9 +11,9 @@ import time
 
 import omp
 import pytest
-from omp.dispatch import HookDispatcher, HookTimeouts
-from omp.events import ToolCallEvent, TurnStartEvent
-from omp.plugin_manager import new_plugin_manager
+from omp.agent.events import ToolCallEvent, TurnStartEvent
+from omp.plugin.dispatch import HookDispatcher, HookTimeouts
+from omp.plugin.manager import new_plugin_manager
 
 
 class Errors(list):
@@ -111,9 +111,9 @@ def test_a_sync_handler_that_blocks_times_out_and_the_run_goes_on():
 TIMED_PLAIN_HANDLER = """
 import asyncio, threading
 import omp
-from omp.dispatch import HookDispatcher, HookTimeouts
-from omp.events import TurnStartEvent
-from omp.plugin_manager import new_plugin_manager
+from omp.plugin.dispatch import HookDispatcher, HookTimeouts
+from omp.agent.events import TurnStartEvent
+from omp.plugin.manager import new_plugin_manager
 
 class Quick:
     @omp.hookimpl
@@ -154,7 +154,7 @@ def test_a_per_hook_timeout_overrides_the_default():
 
 def test_time_spent_in_a_dialog_does_not_count_against_the_handler(omp_harness):
     """A handler that asks the user legitimately waits longer than the hook timeout."""
-    from omp.ui import NullUI
+    from omp.runtime.ui import NullUI
 
     class SlowUser(NullUI):
         async def _ask_confirm(self, title, message):

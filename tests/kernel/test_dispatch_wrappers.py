@@ -9,9 +9,9 @@ import time
 
 import omp
 import pytest
-from omp.dispatch import HookDispatcher
-from omp.events import ToolCallEvent, TurnStartEvent
-from omp.plugin_manager import new_plugin_manager
+from omp.agent.events import ToolCallEvent, TurnStartEvent
+from omp.plugin.dispatch import HookDispatcher
+from omp.plugin.manager import new_plugin_manager
 
 
 class Errors(list):

@@ -8,8 +8,8 @@ import json
 
 import omp
 import pytest
-from omp.contrib import Command
-from omp.errors import OmpError
+from omp.base.errors import OmpError
+from omp.plugin.contrib import Command
 
 
 class Recorder:
@@ -105,7 +105,7 @@ def _persisted(make_session, omp_harness, replies, plugins, name="s.jsonl"):
 
 
 def _user_texts(session) -> list[str]:
-    from omp.messages import content_text
+    from omp.agent.messages import content_text
 
     return [content_text(m.content) for m in session.agent.messages if m.role == "user"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import omp
 import pytest
-from omp.errors import OmpError
-from omp.tools import Tool
+from omp.agent.tools import Tool
+from omp.base.errors import OmpError
 from pydantic import BaseModel
 
 
@@ -77,7 +77,7 @@ def test_registering_a_tool_twice_or_a_non_tool_is_an_error(make_session):
 
 
 def test_commands_register_and_unregister_while_the_session_runs(make_session, omp_harness):
-    from omp.contrib import Command
+    from omp.plugin.contrib import Command
 
     def hello(args, ctx):
         ctx.ui.notify(f"hello {args}")

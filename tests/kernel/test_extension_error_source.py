@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 
 import omp
-from omp.events import ExtensionErrorEvent, TurnStartEvent
-from omp.messages import to_wire
+from omp.agent.events import ExtensionErrorEvent, TurnStartEvent
+from omp.agent.messages import to_wire
 
 
 class Broken:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import omp
 import pytest
-from omp.errors import OmpError
+from omp.base.errors import OmpError
 from pydantic import BaseModel
 
 
@@ -16,7 +16,7 @@ class Words(BaseModel):
 class Echo:
     @omp.hookimpl
     def omp_register_tools(self, api):
-        from omp.tools import Tool, ToolResult
+        from omp.agent.tools import Tool, ToolResult
 
         def execute(call_id, params, signal, on_update, ctx):
             return ToolResult.text(f"echo: {params.text}")

@@ -1,4 +1,4 @@
-"""The typed facade over the event hooks (omp.hooks): generated from the specs, kept
+"""The typed facade over the event hooks (omp.plugin.hooks): generated from the specs, kept
 current, one method per event hook, and what kernel code calls instead of names."""
 
 from __future__ import annotations
@@ -9,13 +9,13 @@ from pathlib import Path
 
 import omp
 import pytest
-from omp import hookspecs
-from omp.events import QueueUpdateEvent, ToolCallEvent
-from omp.hooks import Hooks
-from omp.hooksgen import render
+from omp.agent.events import QueueUpdateEvent, ToolCallEvent
+from omp.plugin import specs as hookspecs
+from omp.plugin.hooks import Hooks
+from omp.plugin.hooksgen import render
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULE = ROOT / "kernel" / "src" / "omp" / "hooks.py"
+MODULE = ROOT / "kernel" / "src" / "omp" / "plugin" / "hooks.py"
 EVENT_SPECS = {
     name: spec
     for name, spec in vars(hookspecs).items()
@@ -25,8 +25,8 @@ EVENT_SPECS = {
 
 def test_hooks_py_is_generated_from_the_current_specs() -> None:
     assert MODULE.read_text(encoding="utf-8") == render(), (
-        "kernel/src/omp/hooks.py is out of date: run "
-        "`python -m omp.hooksgen > kernel/src/omp/hooks.py`"
+        "kernel/src/omp/plugin/hooks.py is out of date: run "
+        "`python -m omp.plugin.hooksgen > kernel/src/omp/plugin/hooks.py`"
     )
 
 

@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from omp import hookspecs
-from omp.hookdoc import render
+from omp.plugin import specs as hookspecs
+from omp.plugin.hookdoc import render
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "docs" / "HOOKS.md"
@@ -15,9 +15,9 @@ SPECS = [name for name in vars(hookspecs) if name.startswith("omp_")]
 
 
 def test_docs_hooks_md_is_up_to_date() -> None:
-    assert REFERENCE.is_file(), "run: python -m omp.hookdoc > docs/HOOKS.md"
+    assert REFERENCE.is_file(), "run: python -m omp.plugin.hookdoc > docs/HOOKS.md"
     assert REFERENCE.read_text(encoding="utf-8") == render(), (
-        "docs/HOOKS.md is out of date: run `python -m omp.hookdoc > docs/HOOKS.md`"
+        "docs/HOOKS.md is out of date: run `python -m omp.plugin.hookdoc > docs/HOOKS.md`"
     )
 
 
@@ -44,6 +44,6 @@ def test_event_fields_and_docstring_parts_are_rendered() -> None:
 
 def test_the_module_prints_the_reference() -> None:
     proc = subprocess.run(
-        [sys.executable, "-m", "omp.hookdoc"], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "omp.plugin.hookdoc"], capture_output=True, text=True, check=True
     )
     assert proc.stdout == render()

@@ -7,8 +7,8 @@ import inspect
 from pathlib import Path
 
 import pytest
-from omp import hookspecs
-from omp.dispatch import RULES, rule_of
+from omp.plugin import specs as hookspecs
+from omp.plugin.dispatch import RULES, rule_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = {
@@ -47,7 +47,7 @@ EVENT_SPECS = sorted(n for n in SPECS if not n.startswith("omp_register_"))
 def test_every_event_hook_declares_its_rule_and_types_its_event(name):
     import typing
 
-    from omp import events
+    from omp.agent import events
 
     spec = SPECS[name]
     assert hasattr(spec, "omp_rule"), f"{name} lacks @combine(...)"

@@ -11,9 +11,9 @@ import stat
 
 import pytest
 from omp import redact_keys
-from omp.cost import apply_cost
-from omp.messages import Usage
-from omp.providers import Model, StreamOptions
+from omp.agent.cost import apply_cost
+from omp.agent.messages import Usage
+from omp.agent.providers import Model, StreamOptions
 from omp_llm import config as llm_config
 from omp_llm.driver import RetryPolicy, run_stream
 from omp_llm.errors import ProviderError, http_error, parse_retry_after

@@ -7,8 +7,8 @@ import time
 
 import omp
 from doubles import texts
-from omp.messages import CustomMessage, UserMessage, content_text
-from omp.tools import Tool, ToolResult
+from omp.agent.messages import CustomMessage, UserMessage, content_text
+from omp.agent.tools import Tool, ToolResult
 from pydantic import BaseModel
 
 
@@ -371,11 +371,11 @@ def test_provider_error_ends_the_run_with_an_error_message(make_session, omp_har
 
 
 def test_cancelling_the_run_during_tools_answers_every_call_once(make_session):
-    """What a signal does to a run (omp.signals cancels its task): the call that finished
+    """What a signal does to a run (omp.runtime.signals cancels its task): the call that finished
     keeps its result, the running and the waiting ones are answered as aborted, each
     once, in the conversation and in the session file, before the run unwinds."""
     import pytest
-    from omp.loop import ABORTED_TEXT
+    from omp.agent.loop import ABORTED_TEXT
 
     log: list = []
     calls = [
@@ -418,7 +418,7 @@ def test_a_call_left_without_a_result_is_sent_answered(make_session, omp_harness
     """A conversation holding a call without its result (a session killed during a
     tool) never reaches a provider that way: the call is answered with an error result
     right after it, and a later real result is still sent as it is."""
-    from omp.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage
+    from omp.agent.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage
 
     session, provider = make_session([{"text": "ok"}, {"text": "ok again"}])
     killed = AssistantMessage(

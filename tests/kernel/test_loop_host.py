@@ -1,4 +1,4 @@
-"""The loop asks one host (omp.loop_host.LoopHost) and applies its decisions itself:
+"""The loop asks one host (omp.agent.host.LoopHost) and applies its decisions itself:
 a plan before a request replaces what is sent or stops the run, a response decision
 sends the request again with another model (for that run only), an approval denies a
 call, a stop check goes on with messages."""
@@ -6,10 +6,10 @@ call, a stop check goes on with messages."""
 from __future__ import annotations
 
 from doubles import Contribute, ListProvider, texts
-from omp.loop_host import NullHost, RequestPlan, ResponseDecision
-from omp.messages import CustomMessage
-from omp.providers import Model
-from omp.tools import Tool
+from omp.agent.host import NullHost, RequestPlan, ResponseDecision
+from omp.agent.messages import CustomMessage
+from omp.agent.providers import Model
+from omp.agent.tools import Tool
 from pydantic import BaseModel
 
 

@@ -4,8 +4,8 @@
 from __future__ import annotations
 
 import pytest
-from omp.errors import OmpError
-from omp.providers import Model, ModelRegistry, Provider
+from omp.agent.providers import Model, ModelRegistry, Provider
+from omp.base.errors import OmpError
 
 
 class Fake(Provider):

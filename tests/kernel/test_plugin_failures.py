@@ -8,7 +8,7 @@ import types
 
 import omp
 import pytest
-from omp.plugin_manager import build_plugin_host
+from omp.plugin.manager import build_plugin_host
 
 
 def _host(tmp_path, paths=(), extra=()):

@@ -13,7 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from omp.plugin_manager import build_plugin_host
+from omp.plugin.manager import build_plugin_host
 
 PLUGIN = textwrap.dedent(
     """
@@ -114,7 +114,7 @@ def test_a_damaged_index_is_rebuilt(site, tmp_path):
 PROBE = """
 import sys
 from pathlib import Path
-from omp.plugin_manager import build_plugin_host
+from omp.plugin.manager import build_plugin_host
 host = build_plugin_host(cwd=Path.cwd(), agent_dir=Path(sys.argv[1]), discover=False)
 import pydantic
 class Probe(pydantic.BaseModel):

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from omp.errors import OmpError
-from omp.plugin_manager import build_plugin_host
+from omp.base.errors import OmpError
+from omp.plugin.manager import build_plugin_host
 
 
 def write(path, text):

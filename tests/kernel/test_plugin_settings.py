@@ -10,8 +10,8 @@ from pathlib import Path
 
 import omp
 import pytest
-from omp.errors import OmpError
-from omp.settings_schema import SCHEMA, SettingSpec
+from omp.base.errors import OmpError
+from omp.config.schema import SCHEMA, SettingSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -129,7 +129,7 @@ class Vault:
 
     @omp.hookimpl
     def omp_register_tools(self, api):
-        from omp.tools import Tool
+        from omp.agent.tools import Tool
         from pydantic import BaseModel
 
         class Empty(BaseModel):

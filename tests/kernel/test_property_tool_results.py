@@ -10,9 +10,9 @@ import math
 from doubles import Contribute, ListProvider
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from omp.bootstrap import SessionOptions, open_session
-from omp.session import SessionFile
-from omp.tools import Tool
+from omp.agent.tools import Tool
+from omp.runtime.bootstrap import SessionOptions, open_session
+from omp.session.file import SessionFile
 from pydantic import BaseModel
 
 

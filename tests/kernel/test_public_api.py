@@ -109,15 +109,15 @@ def test_the_boundary_check_sees_every_form_of_private_import(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text(
         "import omp\nfrom omp import Tool\nfrom omp.testing import Harness\n"
-        "from omp.tools import Tool\nimport omp.session\n"
-        "def f():\n    from omp.settings import agent_dir\n"
-        "    importlib.import_module('omp.loop')\n"
+        "from omp.agent.tools import Tool\nimport omp.session.file\n"
+        "def f():\n    from omp.config.settings import agent_dir\n"
+        "    importlib.import_module('omp.agent.loop')\n"
     )
     assert private_imports(sample) == [
-        (4, "omp.tools"),
-        (5, "omp.session"),
-        (7, "omp.settings"),
-        (8, "omp.loop"),
+        (4, "omp.agent.tools"),
+        (5, "omp.session.file"),
+        (7, "omp.config.settings"),
+        (8, "omp.agent.loop"),
     ]
 
 

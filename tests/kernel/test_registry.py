@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import omp
-from omp.contrib import Command, Flag, Renderer, RunMode, Shortcut
+from omp.plugin.contrib import Command, Flag, Renderer, RunMode, Shortcut
 
 
 def noop(*args):
@@ -71,8 +71,8 @@ def test_the_kernel_starts_with_every_plugin_blocked(omp_harness):
     runtime = omp_harness.runtime(entry_points=False, discover=False)
     assert runtime.host.records == []
     assert runtime.contributions.of("providers") == []
-    from omp.bootstrap import SessionOptions, open_session
-    from omp.errors import OmpError
+    from omp.base.errors import OmpError
+    from omp.runtime.bootstrap import SessionOptions, open_session
 
     try:
         open_session(runtime, SessionOptions(no_session=True))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import omp
 from doubles import texts
-from omp.contrib import Command
+from omp.plugin.contrib import Command
 
 
 def _resources(root):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-import omp.frozen
-import omp.session
+import omp.base.frozen
+import omp.session.file
 
 TURNS = 40
 
@@ -55,14 +55,14 @@ def test_a_resumed_session_parses_each_message_once_and_copies_no_entry(omp_harn
     stored = sum(1 for line in lines if '"type":"message"' in line)
     assert stored > 2 * TURNS
 
-    parses = count_calls(monkeypatch, omp.session, "parse_message")
+    parses = count_calls(monkeypatch, omp.session.file, "parse_message")
     copies = count_calls(monkeypatch, copy, "deepcopy")
-    thaws = count_calls(monkeypatch, omp.frozen, "thaw")
+    thaws = count_calls(monkeypatch, omp.base.frozen, "thaw")
     # the scripted model picks its reply by the number of assistant messages so far
     resumed = omp_harness.session(session_path=path, script=[*script, {"text": "second done"}])
     assert omp_harness.run(resumed, "again").final_text() == "second done"
 
     assert len(parses) <= stored  # each stored message once; new ones are not parsed
-    frozen = (omp.frozen.FrozenDict, omp.frozen.FrozenList)
+    frozen = (omp.base.frozen.FrozenDict, omp.base.frozen.FrozenList)
     assert [a for a in copies if a and isinstance(a[0], frozen)] == []
     assert thaws == []

@@ -8,7 +8,7 @@ import json
 
 import omp
 from doubles import Contribute, ListProvider
-from omp.providers import Model
+from omp.agent.providers import Model
 
 
 class Backup(ListProvider):

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import omp
 from doubles import texts
-from omp.frontmatter import split_front_matter, split_list
-from omp.rules import glob_matcher
+from omp.base.frontmatter import split_front_matter, split_list
+from omp.runtime.rules import glob_matcher
 
 
 def write(path: Path, text: str) -> Path:

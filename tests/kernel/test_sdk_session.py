@@ -1,4 +1,4 @@
-"""The SDK: ``omp.sdk.create_session`` and the public ``AgentSession`` it returns, driven
+"""The SDK: ``omp.runtime.sdk.create_session`` and the public ``AgentSession`` it returns, driven
 as an embedder would, against the scripted provider (the harness only isolates the home
 and agent directories)."""
 
@@ -9,9 +9,9 @@ import json
 
 import omp
 import pytest
-from omp.errors import OmpError
-from omp.sdk import create_session
-from omp.sdk_session import AgentSession, SessionChange
+from omp.base.errors import OmpError
+from omp.runtime.sdk import create_session
+from omp.runtime.sdk_session import AgentSession, SessionChange
 
 
 def _open(harness, steps, **options):

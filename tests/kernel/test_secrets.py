@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import omp
-from omp.tools import Tool, ToolResult
+from omp.agent.tools import Tool, ToolResult
 from pydantic import BaseModel
 
 TOKEN = "srv-token-0123456789abcdef"
@@ -91,7 +91,7 @@ def test_what_the_user_types_is_hidden_in_the_session_file(make_session, omp_har
 
 
 def test_redaction_matches_the_longest_value_and_every_form_of_it():
-    from omp.secrets import Secrets
+    from omp.config.secrets import Secrets
 
     secrets = Secrets()
     secrets.add("Bearer tok-abcdefgh12345", "mcp:web:Authorization")
@@ -108,7 +108,7 @@ def test_redaction_matches_the_longest_value_and_every_form_of_it():
 
 
 def test_turned_off_nothing_is_hidden():
-    from omp.secrets import Secrets
+    from omp.config.secrets import Secrets
 
     secrets = Secrets(enabled=False)
     secrets.add("tok-abcdefgh12345", "T")

@@ -7,8 +7,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from omp.errors import OmpError
-from omp.messages import (
+from omp.agent.messages import (
     AssistantMessage,
     BranchSummaryMessage,
     CustomMessage,
@@ -18,8 +17,9 @@ from omp.messages import (
     UserMessage,
     to_wire,
 )
-from omp.session import SessionFile, SessionView
-from omp.session_store import (
+from omp.base.errors import OmpError
+from omp.session.file import SessionFile, SessionView
+from omp.session.store import (
     encode_cwd,
     find_session,
     list_sessions,

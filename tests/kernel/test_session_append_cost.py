@@ -9,8 +9,14 @@ import os
 from typing import Any
 
 import pytest
-from omp.messages import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
-from omp.session import SessionFile
+from omp.agent.messages import (
+    AssistantMessage,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from omp.session.file import SessionFile
 
 
 class Syscalls:

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from omp.errors import OmpError
-from omp.messages import UserMessage
-from omp.session import SessionFile
+from omp.agent.messages import UserMessage
+from omp.base.errors import OmpError
+from omp.session.file import SessionFile
 
 STAMP = "2026-01-01T00:00:00.000Z"
 

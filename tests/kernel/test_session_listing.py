@@ -8,9 +8,9 @@ import os
 import time
 from pathlib import Path
 
-from omp.messages import AssistantMessage, TextContent, UserMessage
-from omp.session import SessionFile
-from omp.session_store import list_sessions
+from omp.agent.messages import AssistantMessage, TextContent, UserMessage
+from omp.session.file import SessionFile
+from omp.session.store import list_sessions
 
 
 def _line(entry: dict) -> str:

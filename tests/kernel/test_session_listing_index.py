@@ -10,8 +10,8 @@ import os
 from pathlib import Path
 
 import pytest
-from omp import session_listing
-from omp.session_listing import list_sessions
+from omp.session import listing as session_listing
+from omp.session.listing import list_sessions
 from test_session_listing import _line, _write_session
 
 

@@ -8,9 +8,9 @@ import asyncio
 
 import omp
 import pytest
-from omp.errors import OmpError, RuntimeNotReadyError
-from omp.session_listing import session_info
-from omp.tools import Tool
+from omp.agent.tools import Tool
+from omp.base.errors import OmpError, RuntimeNotReadyError
+from omp.session.listing import session_info
 from pydantic import BaseModel
 
 

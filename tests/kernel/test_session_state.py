@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import omp
-from omp.tools import Tool
+from omp.agent.tools import Tool
 from pydantic import BaseModel
 
 
@@ -93,7 +93,7 @@ class Scoped:
 
     @omp.hookimpl
     def omp_register_commands(self, api):
-        from omp.contrib import Command
+        from omp.plugin.contrib import Command
 
         def add(args, ctx):
             ctx.api.register_tool(_tool(f"session_{args}"))
@@ -152,7 +152,7 @@ def test_process_state_is_shared_by_the_sessions_of_a_process(omp_harness):
 
 def test_an_unknown_tool_scope_is_an_error(omp_harness):
     import pytest
-    from omp.errors import OmpError
+    from omp.base.errors import OmpError
 
     session = omp_harness.session([Scoped()])
     with pytest.raises(OmpError, match="scope must be 'session' or 'process'"):

@@ -8,7 +8,7 @@ import json
 import omp_sessions_command.plugin as sessions_plugin
 import pytest
 from doubles import texts
-from omp.errors import OmpError
+from omp.base.errors import OmpError
 
 
 def _lines(path) -> list[dict]:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from omp.messages import UserMessage
-from omp.session import SessionFile
-from omp.session_store import list_sessions
+from omp.agent.messages import UserMessage
+from omp.session.file import SessionFile
+from omp.session.store import list_sessions
 
 USAGE = {
     "input": 10,

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from omp.errors import OmpError
-from omp.settings import (
+from omp.base.errors import OmpError
+from omp.config.settings import (
     DEFAULTS,
     Settings,
     agent_dir,
@@ -544,8 +544,9 @@ def test_save_user_setting_unicode(tmp_path: Path) -> None:
 
 def test_modules_import_only_stdlib() -> None:
     code = (
-        "import sys, omp.settings, omp.system_prompt\n"
-        "bad = [m for m in ('pydantic', 'omp.tools', 'omp.events') if m in sys.modules]\n"
+        "import sys, omp.config.settings, omp.runtime.system_prompt\n"
+        "bad = [m for m in ('pydantic', 'omp.agent.tools', 'omp.agent.events')"
+        " if m in sys.modules]\n"
         "print(','.join(bad))\n"
     )
     src = Path(__import__("omp").__file__).parent.parent

@@ -10,9 +10,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from omp.errors import OmpError
-from omp.settings import DEFAULTS
-from omp.settings_schema import SCHEMA, check_value, find, group_members, parse_value
+from omp.base.errors import OmpError
+from omp.config.schema import SCHEMA, check_value, find, group_members, parse_value
+from omp.config.settings import DEFAULTS
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [ROOT / "kernel" / "src", *sorted((ROOT / "plugins").glob("*/src"))]

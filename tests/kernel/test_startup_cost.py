@@ -13,16 +13,16 @@ from types import SimpleNamespace
 
 PROBE = """
 import json, sys
-import omp.events, omp.messages, omp.providers, omp.tools
+import omp.agent.events, omp.agent.messages, omp.agent.providers, omp.agent.tools
 
 def every(cls):
     for sub in cls.__subclasses__():
         yield sub
         yield from every(sub)
 
-models = sorted({c for c in every(omp.messages.WireModel)}, key=lambda c: c.__qualname__)
+models = sorted({c for c in every(omp.agent.messages.WireModel)}, key=lambda c: c.__qualname__)
 built = [c.__qualname__ for c in models if c.__pydantic_complete__]
-omp.messages.UserMessage(content="hi")
+omp.agent.messages.UserMessage(content="hi")
 after = [c.__qualname__ for c in models if c.__pydantic_complete__]
 print(json.dumps({"models": len(models), "built": built, "after": after}))
 """
@@ -76,8 +76,7 @@ WAITING_INPUT = """
 import asyncio, sys
 from pathlib import Path
 import omp
-from omp import warmup
-
+from omp.agent import warmup
 @omp.hookimpl
 async def omp_input(ctx):
     if {wait}:

@@ -1,12 +1,12 @@
 """A secret the model streams is held back until it is whole, then hidden (issue 24,
-item 8 follow-up): ``omp.stream_guard`` over ``Secrets.safe_cut``."""
+item 8 follow-up): ``omp.agent.stream_guard`` over ``Secrets.safe_cut``."""
 
 from __future__ import annotations
 
-from omp.messages import AssistantMessage
-from omp.providers import AssistantStream, Model
-from omp.secrets import Secrets
-from omp.stream_guard import Holdback, StreamGuard
+from omp.agent.messages import AssistantMessage
+from omp.agent.providers import AssistantStream, Model
+from omp.agent.stream_guard import Holdback, StreamGuard
+from omp.config.secrets import Secrets
 
 KEY = "sk-proj-guard-0123456789"
 SHOWN = "[REDACTED:KEY]"

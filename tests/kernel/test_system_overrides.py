@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from omp.system_prompt import build_system_prompt, harness_prompt, join_system_prompt
+from omp.runtime.system_prompt import build_system_prompt, harness_prompt, join_system_prompt
 
 
 def write(path: Path, text: str) -> Path:

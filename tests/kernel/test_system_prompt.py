@@ -7,8 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
-from omp.errors import OmpError
-from omp.system_prompt import (
+from omp.base.errors import OmpError
+from omp.runtime.system_prompt import (
     build_system_prompt,
     find_context_files,
     harness_prompt,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import omp
-from omp.tools import Tool
+from omp.agent.tools import Tool
 from pydantic import BaseModel
 
 

@@ -8,7 +8,7 @@ import asyncio
 
 import omp
 import pytest
-from omp.tools import Tool
+from omp.agent.tools import Tool
 from pydantic import BaseModel
 
 
@@ -31,7 +31,7 @@ class Guard:
     def omp_register_tools(self, api):
         def execute(call_id, params, signal, on_update, ctx):
             if "secret" in params.q:
-                return omp.tools.ToolResult.error("blocked by guard")
+                return omp.agent.tools.ToolResult.error("blocked by guard")
             original = ctx.api.get_tool("lookup", overridden=True)
             inner = original.execute(call_id, params, signal, on_update, ctx)
             return f"guarded: {inner}"
@@ -93,7 +93,7 @@ def test_an_override_delegates_to_the_built_in_read_tool(omp_harness):
         def omp_register_tools(self, api):
             def execute(call_id, params, signal, on_update, ctx):
                 if params.path.endswith(".env"):
-                    return omp.tools.ToolResult.error("read-guard: .env files are private")
+                    return omp.agent.tools.ToolResult.error("read-guard: .env files are private")
                 return ctx.api.get_tool("read", overridden=True).execute(
                     call_id, params, signal, on_update, ctx
                 )
@@ -154,7 +154,7 @@ def test_an_override_registered_while_the_session_runs_replaces_and_gives_back(o
     assert "lookup" in session.api.get_active_tools()
     try:
         session.api.register_tool(Tool(name="lookup", parameters=Query, execute=str))
-    except omp.errors.OmpError as exc:
+    except omp.base.errors.OmpError as exc:
         assert "declare overrides='lookup'" in str(exc)
     else:
         raise AssertionError("an undeclared second 'lookup' must be refused")

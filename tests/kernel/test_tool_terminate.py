@@ -4,7 +4,7 @@ request; every call of the batch still gets its result."""
 
 from __future__ import annotations
 
-from omp.tools import Tool, ToolResult
+from omp.agent.tools import Tool, ToolResult
 from pydantic import BaseModel
 
 

@@ -8,7 +8,7 @@ import asyncio
 import threading
 
 import omp
-from omp.tools import Tool
+from omp.agent.tools import Tool
 from pydantic import BaseModel
 
 
@@ -64,7 +64,7 @@ def test_tools_run_in_a_worker_unless_they_say_otherwise():
 
 
 def test_a_call_abandoned_by_its_awaiter_leaves_its_place_and_is_never_joined():
-    from omp.threads import DaemonThreads
+    from omp.base.threads import DaemonThreads
 
     pool = DaemonThreads(max_workers=1)
     started, release = threading.Event(), threading.Event()

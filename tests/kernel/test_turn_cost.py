@@ -4,9 +4,9 @@ the run's abort signal does not collect a listener for every turn."""
 
 from __future__ import annotations
 
-import omp.loop
-from omp.messages import UserMessage
-from omp.tools import Tool
+import omp.agent.loop
+from omp.agent.messages import UserMessage
+from omp.agent.tools import Tool
 from pydantic import BaseModel
 from test_loop import echo_tool
 
@@ -30,26 +30,26 @@ def tool_turns(count: int, record) -> list:
 
 def test_each_request_converts_only_the_new_messages(make_session, omp_harness, monkeypatch):
     converted: list[int] = []
-    real = omp.loop.convert_to_llm
+    real = omp.agent.loop.convert_to_llm
 
     def counting(messages):
         converted[-1] += len(messages)
         return real(messages)
 
-    monkeypatch.setattr(omp.loop, "convert_to_llm", counting)
+    monkeypatch.setattr(omp.agent.loop, "convert_to_llm", counting)
     seen: list[int] = []
     session, _ = make_session(
         tool_turns(TURNS, lambda context: seen.append(len(context.messages))),
         tools=[echo_tool()],
     )
 
-    original = omp.loop.Agent._stream_assistant
+    original = omp.agent.loop.Agent._stream_assistant
 
     async def counted(self):
         converted.append(0)
         return await original(self)
 
-    monkeypatch.setattr(omp.loop.Agent, "_stream_assistant", counted)
+    monkeypatch.setattr(omp.agent.loop.Agent, "_stream_assistant", counted)
     omp_harness.run(session, "go")
     assert seen[-1] == 1 + 2 * (TURNS - 1)  # the prompt, a call and its result per turn
     assert len(converted) == TURNS + 1

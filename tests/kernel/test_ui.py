@@ -8,9 +8,9 @@ import time
 
 import omp
 import pytest
-from omp.abort import AbortSignal
+from omp.base.abort import AbortSignal
+from omp.runtime.ui import UI, NullUI, StderrUI
 from omp.testing import ScriptedUI
-from omp.ui import UI, NullUI, StderrUI
 
 
 class Slow(UI):

@@ -13,7 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from omp.events import SearchEvent
+from omp.agent.events import SearchEvent
 
 omp_natives = pytest.importorskip(
     "omp_natives", reason="omp-natives is not installed (needs cargo; bash scripts/setup)"
@@ -200,10 +200,10 @@ def test_the_gil_is_released_while_searching(tmp_path: Path) -> None:
 
 def test_fuzzy_ranks_100k_paths_quickly() -> None:
     paths = [f"pkg{i % 97}/module{i}/file_{i}.py" for i in range(100_000)]
-    paths.append("src/omp/plugin_manager.py")
+    paths.append("src/omp/plugin/manager.py")
     index = native.FuzzyIndex(paths)
     best = min(_timed(lambda: index.rank("plgmgr", 10)) for _ in range(3))
-    assert index.rank("plgmgr", 10)[0][0] == "src/omp/plugin_manager.py"
+    assert index.rank("plgmgr", 10)[0][0] == "src/omp/plugin/manager.py"
     assert best < 0.2  # bench/natives_search.py measures the 20 ms target
 
 
@@ -257,7 +257,7 @@ def test_a_missing_path_gets_the_closest_workspace_paths(omp_harness) -> None:
     typo, folder, unknown = events.of("tool_execution_end")
     text = "\n".join(block.text for block in typo.result["content"])
     assert typo.is_error and "Path not found" in text
-    assert text.splitlines()[-1].startswith("Did you mean: src/omp/plugin_manager.py")
+    assert text.splitlines()[-1].startswith("Did you mean: src/omp/plugin/manager.py")
     folder_text = folder.result["content"][-1].text
     assert folder_text.startswith("Did you mean: src/omp/") and folder.is_error
     assert "Did you mean" not in "\n".join(b.text for b in unknown.result["content"])

@@ -66,7 +66,7 @@ def test_renderers_measure_with_unicode_width() -> None:
 
 
 def test_the_tree_search_is_answered_by_natives(tmp_path) -> None:
-    from omp.events import SearchEvent
+    from omp.agent.events import SearchEvent
     from omp_natives import plugin
 
     (tmp_path / "pkg").mkdir()

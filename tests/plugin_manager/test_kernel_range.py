@@ -10,8 +10,8 @@ from pathlib import Path
 
 import omp
 import pytest
-from omp.plugin_manager import build_plugin_host
-from omp.versions import satisfies
+from omp.base.versions import satisfies
+from omp.plugin.manager import build_plugin_host
 
 PLUGIN = textwrap.dedent(
     """

@@ -1,5 +1,5 @@
 """The interactive, RPC and ACP modes offer the same usable models and cycle through the
-same thinking levels (``omp.thinking``): a reasoning model without ``xhigh`` in its
+same thinking levels (``omp.base.thinking``): a reasoning model without ``xhigh`` in its
 ``thinkingLevelMap`` never offers xhigh, and a built-in provider without its key
 (anthropic, in the private environment) is not offered."""
 

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from omp.messages import (
+from omp.agent.messages import (
     AssistantMessage,
     DeveloperMessage,
     ImageContent,
@@ -22,8 +22,8 @@ from omp.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from omp.partial_json import CUT_OFF_TEXT
-from omp.providers import LlmContext, Model, StreamOptions
+from omp.agent.providers import LlmContext, Model, StreamOptions
+from omp.base.partial_json import CUT_OFF_TEXT
 from omp_llm.config import ProviderConfig
 from omp_llm.provider import HttpProvider
 from omp_llm.sse import split_lines

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from omp.messages import (
+from omp.agent.messages import (
     AssistantMessage,
     DeveloperMessage,
     ImageContent,
@@ -22,7 +22,7 @@ from omp.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from omp.providers import LlmContext, Model, StreamOptions
+from omp.agent.providers import LlmContext, Model, StreamOptions
 from omp_llm.config import ProviderConfig
 from omp_llm.provider import HttpProvider
 from omp_provider_google.convert import build_request, convert_messages, thinking_config

@@ -10,8 +10,8 @@ import sys
 
 import httpx
 import pytest
-from omp.messages import UserMessage
-from omp.providers import LlmContext, Model, StreamOptions
+from omp.agent.messages import UserMessage
+from omp.agent.providers import LlmContext, Model, StreamOptions
 from omp_llm.config import ProviderConfig
 from omp_llm.provider import HttpProvider
 from omp_provider_openai_completions.wire import WIRE

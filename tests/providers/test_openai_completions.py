@@ -12,7 +12,7 @@ from importlib.metadata import entry_points
 from types import SimpleNamespace
 
 import pytest
-from omp.messages import (
+from omp.agent.messages import (
     AssistantMessage,
     DeveloperMessage,
     ImageContent,
@@ -22,7 +22,7 @@ from omp.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from omp.providers import LlmContext, Model, StreamOptions
+from omp.agent.providers import LlmContext, Model, StreamOptions
 from omp_llm import config as llm_config
 from omp_llm.config import ProviderConfig
 from omp_llm.provider import HttpProvider, Request

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from omp.messages import (
+from omp.agent.messages import (
     AssistantMessage,
     DeveloperMessage,
     ImageContent,
@@ -22,8 +22,8 @@ from omp.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from omp.partial_json import EXTRA_CLOSERS
-from omp.providers import LlmContext, Model, StreamOptions
+from omp.agent.providers import LlmContext, Model, StreamOptions
+from omp.base.partial_json import EXTRA_CLOSERS
 from omp_llm.config import ProviderConfig
 from omp_llm.provider import HttpProvider, Request
 from omp_provider_openai_responses.convert import build_request, call_id

@@ -16,8 +16,10 @@ from typing import Any
 
 import omp
 import pytest
-from omp.messages import UserMessage
-from omp.partial_json import (
+from omp.agent.messages import UserMessage
+from omp.agent.providers import LlmContext, Model, StreamOptions
+from omp.agent.tools import Tool, ToolResult
+from omp.base.partial_json import (
     CONTROL_CHARACTERS,
     CUT_OFF_TEXT,
     ENCODED_OBJECT,
@@ -25,8 +27,6 @@ from omp.partial_json import (
     PartialJson,
     with_repair,
 )
-from omp.providers import LlmContext, Model, StreamOptions
-from omp.tools import Tool, ToolResult
 from omp_llm.config import ProviderConfig
 from omp_llm.provider import HttpProvider
 from omp_provider_anthropic.wire import WIRE as ANTHROPIC
@@ -507,7 +507,7 @@ def test_loopback_base_urls(url, local):
     assert is_loopback(url) is local
 
 
-# -- the one rule for final arguments (omp.partial_json) ---------------------------------
+# -- the one rule for final arguments (omp.base.partial_json) ---------------------------------
 
 
 @pytest.mark.parametrize(

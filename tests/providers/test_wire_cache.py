@@ -19,7 +19,7 @@ import omp_provider_google.convert as google_convert
 import omp_provider_openai_completions.convert as completions_convert
 import omp_provider_openai_responses.convert as responses_convert
 import pytest
-from omp.messages import (
+from omp.agent.messages import (
     AssistantMessage,
     DeveloperMessage,
     ImageContent,
@@ -29,7 +29,7 @@ from omp.messages import (
     ToolResultMessage,
     UserMessage,
 )
-from omp.providers import LlmContext, Model, StreamOptions
+from omp.agent.providers import LlmContext, Model, StreamOptions
 from omp_llm.config import ProviderConfig
 from omp_llm.provider import HttpProvider, Request
 from omp_provider_anthropic.wire import WIRE as ANTHROPIC
@@ -415,7 +415,7 @@ def test_httpx_gets_encoded_bytes_not_a_dict_to_encode():
 
 
 def test_what_handlers_leave_unchanged_is_not_encoded_again():
-    from omp.events import patched_payload
+    from omp.agent.events import patched_payload
     from omp_llm.body import PreparedBody
 
     items = [{"a": 1}, {"b": 2}, {"tail": True}]

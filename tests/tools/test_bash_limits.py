@@ -15,10 +15,10 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from omp.abort import AbortSignal
-from omp.artifacts import ArtifactStore
-from omp.settings import DEFAULTS, Settings, deep_merge
-from omp.tools import ToolResult
+from omp.agent.tools import ToolResult
+from omp.base.abort import AbortSignal
+from omp.config.settings import DEFAULTS, Settings, deep_merge
+from omp.session.artifacts import ArtifactStore
 from omp_tool_bash.runner import process_state
 from omp_tool_bash.tool import BashParams, BashTool
 

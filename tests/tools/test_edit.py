@@ -10,9 +10,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from omp.abort import AbortSignal
-from omp.artifacts import FileLedger
-from omp.tools import ToolResult
+from omp.agent.tools import ToolResult
+from omp.base.abort import AbortSignal
+from omp.session.artifacts import FileLedger
 from omp_tool_edit.edit import EditParams, EditTool
 from omp_tool_edit.write import WriteParams, WriteTool
 

@@ -15,10 +15,10 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from omp import atomic_write
-from omp.abort import AbortSignal
-from omp.artifacts import FileLedger
-from omp.tools import ToolResult
+from omp.agent.tools import ToolResult
+from omp.base.abort import AbortSignal
+from omp.config import atomic_write
+from omp.session.artifacts import FileLedger
 from omp_tool_edit.edit import EditParams, EditTool
 from omp_tool_edit.write import WriteParams, WriteTool
 
@@ -263,7 +263,7 @@ def test_failure_mid_write_in_place_restores_the_original_bytes(
 
 
 def recovery_writes_unbroken(monkeypatch: pytest.MonkeyPatch, write_all: Any) -> None:
-    """The recovery copy (``omp.recovery``) is written with ``write_all``, so only the
+    """The recovery copy (``omp.config.recovery``) is written with ``write_all``, so only the
     writes into the user's file are broken."""
     original = atomic_write.replacing
 
@@ -272,7 +272,7 @@ def recovery_writes_unbroken(monkeypatch: pytest.MonkeyPatch, write_all: Any) ->
         with original(*args, **kwargs) as out:
             yield SimpleNamespace(path=out.path, write=lambda data: write_all(out.fd, data))
 
-    monkeypatch.setattr("omp.recovery.replacing", replacing)
+    monkeypatch.setattr("omp.config.recovery.replacing", replacing)
 
 
 def test_shorter_and_longer_content_in_place(ctx: Any, tmp_path: Path) -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
-from omp.abort import AbortSignal
-from omp.artifacts import ArtifactStore
+from omp.base.abort import AbortSignal
+from omp.session.artifacts import ArtifactStore
 from omp_tool_fetch.tool import FetchParams, FetchTool
 
 

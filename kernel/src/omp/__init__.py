@@ -18,236 +18,236 @@ __version__ = "0.1.0"
 
 _EXPORTS: dict[str, str] = {
     # Contributions a plugin registers
-    "Tool": "omp.tools",
-    "ToolResult": "omp.tools",
-    "tool_cwd": "omp.tools",
-    "resolve_path": "omp.tools",
-    "ToolRendering": "omp.tool_render",
-    "ToolRenderOptions": "omp.tool_render",
-    "CallRenderer": "omp.tool_render",
-    "ResultRenderer": "omp.tool_render",
-    "Rendered": "omp.tool_render",
-    "rendered_text": "omp.tool_render:plain_text",
-    "Scope": "omp.session_scope",
-    "Command": "omp.contrib",
-    "Subcommand": "omp.contrib",
-    "Flag": "omp.contrib",
-    "RunMode": "omp.contrib",
-    "Shortcut": "omp.contrib",
-    "Renderer": "omp.contrib",
-    "Provider": "omp.providers",
-    "Model": "omp.providers",
-    "ModelRegistry": "omp.providers",
-    "AssistantStream": "omp.providers",
-    "LlmContext": "omp.providers",
-    "StreamOptions": "omp.providers",
-    "ProviderConfigSource": "omp.contrib",
-    "apply_cost": "omp.cost",
-    "is_context_overflow": "omp.provider_errors",
-    "redact_keys": "omp.provider_errors:redact",
+    "Tool": "omp.agent.tools",
+    "ToolResult": "omp.agent.tools",
+    "tool_cwd": "omp.agent.tools",
+    "resolve_path": "omp.agent.tools",
+    "ToolRendering": "omp.runtime.tool_render",
+    "ToolRenderOptions": "omp.runtime.tool_render",
+    "CallRenderer": "omp.runtime.tool_render",
+    "ResultRenderer": "omp.runtime.tool_render",
+    "Rendered": "omp.runtime.tool_render",
+    "rendered_text": "omp.runtime.tool_render:plain_text",
+    "Scope": "omp.runtime.scope",
+    "Command": "omp.plugin.contrib",
+    "Subcommand": "omp.plugin.contrib",
+    "Flag": "omp.plugin.contrib",
+    "RunMode": "omp.plugin.contrib",
+    "Shortcut": "omp.plugin.contrib",
+    "Renderer": "omp.plugin.contrib",
+    "Provider": "omp.agent.providers",
+    "Model": "omp.agent.providers",
+    "ModelRegistry": "omp.agent.providers",
+    "AssistantStream": "omp.agent.providers",
+    "LlmContext": "omp.agent.providers",
+    "StreamOptions": "omp.agent.providers",
+    "ProviderConfigSource": "omp.plugin.contrib",
+    "apply_cost": "omp.agent.cost",
+    "is_context_overflow": "omp.agent.provider_errors",
+    "redact_keys": "omp.agent.provider_errors:redact",
     # Messages
-    "WireModel": "omp.messages",
-    "TextContent": "omp.messages",
-    "ImageContent": "omp.messages",
-    "ThinkingContent": "omp.messages",
-    "RedactedThinkingContent": "omp.messages",
-    "ToolCall": "omp.messages",
-    "Cost": "omp.messages",
-    "Usage": "omp.messages",
-    "UserMessage": "omp.messages",
-    "DeveloperMessage": "omp.messages",
-    "AssistantMessage": "omp.messages",
-    "ToolResultMessage": "omp.messages",
-    "CustomMessage": "omp.messages",
-    "BashExecutionMessage": "omp.messages",
-    "PythonExecutionMessage": "omp.messages",
-    "BranchSummaryMessage": "omp.messages",
-    "CompactionSummaryMessage": "omp.messages",
-    "AgentMessage": "omp.messages",
-    "LlmMessage": "omp.messages",
-    "parse_message": "omp.messages",
-    "content_text": "omp.messages",
-    "convert_to_llm": "omp.messages",
-    "to_wire": "omp.messages",
+    "WireModel": "omp.agent.messages",
+    "TextContent": "omp.agent.messages",
+    "ImageContent": "omp.agent.messages",
+    "ThinkingContent": "omp.agent.messages",
+    "RedactedThinkingContent": "omp.agent.messages",
+    "ToolCall": "omp.agent.messages",
+    "Cost": "omp.agent.messages",
+    "Usage": "omp.agent.messages",
+    "UserMessage": "omp.agent.messages",
+    "DeveloperMessage": "omp.agent.messages",
+    "AssistantMessage": "omp.agent.messages",
+    "ToolResultMessage": "omp.agent.messages",
+    "CustomMessage": "omp.agent.messages",
+    "BashExecutionMessage": "omp.agent.messages",
+    "PythonExecutionMessage": "omp.agent.messages",
+    "BranchSummaryMessage": "omp.agent.messages",
+    "CompactionSummaryMessage": "omp.agent.messages",
+    "AgentMessage": "omp.agent.messages",
+    "LlmMessage": "omp.agent.messages",
+    "parse_message": "omp.agent.messages",
+    "content_text": "omp.agent.messages",
+    "convert_to_llm": "omp.agent.messages",
+    "to_wire": "omp.agent.messages",
     # Embedding: sessions and one-shot completions
-    "create_session": "omp.sdk",
-    "SessionOpener": "omp.sdk",
-    "SessionChoice": "omp.sdk",
-    "AgentSession": "omp.sdk_session",
-    "SessionChange": "omp.sdk_session",
-    "UsageTotals": "omp.sdk_session",
-    "Listener": "omp.sdk_session",
-    "complete": "omp.completion",
-    "stream_completion": "omp.completion",
-    "serialize_conversation": "omp.completion",
+    "create_session": "omp.runtime.sdk",
+    "SessionOpener": "omp.runtime.sdk",
+    "SessionChoice": "omp.runtime.sdk",
+    "AgentSession": "omp.runtime.sdk_session",
+    "SessionChange": "omp.runtime.sdk_session",
+    "UsageTotals": "omp.runtime.sdk_session",
+    "Listener": "omp.runtime.sdk_session",
+    "complete": "omp.runtime.completion",
+    "stream_completion": "omp.runtime.completion",
+    "serialize_conversation": "omp.runtime.completion",
     # Events handlers receive, and the results they return
-    "Event": "omp.events",
-    "AgentStartEvent": "omp.events",
-    "AgentEndEvent": "omp.events",
-    "TurnStartEvent": "omp.events",
-    "TurnEndEvent": "omp.events",
-    "MessageStartEvent": "omp.events",
-    "MessageUpdateEvent": "omp.events",
-    "MessageEndEvent": "omp.events",
-    "ToolExecutionStartEvent": "omp.events",
-    "ToolExecutionUpdateEvent": "omp.events",
-    "ToolExecutionEndEvent": "omp.events",
-    "ToolApprovalRequestedEvent": "omp.events",
-    "ToolApprovalResolvedEvent": "omp.events",
-    "ToolCallEvent": "omp.events",
-    "ToolResultEvent": "omp.events",
-    "ContextEvent": "omp.events",
-    "InputEvent": "omp.events",
-    "BeforeAgentStartEvent": "omp.events",
-    "ExtensionErrorEvent": "omp.events",
-    "NoticeEvent": "omp.events",
-    "QueueUpdateEvent": "omp.events",
-    "ModelChangedEvent": "omp.events",
-    "ThinkingLevelChangedEvent": "omp.events",
-    "ModelSelectEvent": "omp.events",
-    "ThinkingLevelSelectEvent": "omp.events",
-    "BeforeProviderRequestEvent": "omp.events",
-    "AfterProviderResponseEvent": "omp.events",
-    "CredentialDisabledEvent": "omp.events",
-    "McpNotificationEvent": "omp.events",
-    "AutoRetryStartEvent": "omp.events",
-    "AutoRetryEndEvent": "omp.events",
-    "RetryFallbackAppliedEvent": "omp.events",
-    "RetryFallbackSucceededEvent": "omp.events",
-    "AutoCompactionStartEvent": "omp.events",
-    "AutoCompactionEndEvent": "omp.events",
-    "SessionStartEvent": "omp.events",
-    "SessionBeforeSwitchEvent": "omp.events",
-    "SessionSwitchEvent": "omp.events",
-    "SessionBeforeBranchEvent": "omp.events",
-    "SessionBranchEvent": "omp.events",
-    "SessionBeforeForkEvent": "omp.events",
-    "SessionForkEvent": "omp.events",
-    "SessionBeforeCompactEvent": "omp.events",
-    "SessionCompactingEvent": "omp.events",
-    "SessionCompactEvent": "omp.events",
-    "TreePreparation": "omp.events",
-    "SessionBeforeTreeEvent": "omp.events",
-    "SessionTreeEvent": "omp.events",
-    "SessionStopEvent": "omp.events",
-    "SessionShutdownEvent": "omp.events",
-    "UserBashEvent": "omp.events",
-    "UserPythonEvent": "omp.events",
-    "SearchEvent": "omp.events",
-    "ResourcesDiscoverEvent": "omp.events",
-    "ToolCallDecision": "omp.events",
-    "ToolResultPatch": "omp.events",
-    "ContextPatch": "omp.events",
-    "InputPatch": "omp.events",
-    "BeforeAgentStartPatch": "omp.events",
-    "CompactingPatch": "omp.events",
-    "SessionBeforeDecision": "omp.events",
-    "SessionStopDecision": "omp.events",
-    "ResourcesPatch": "omp.events",
-    "ExecutionOverride": "omp.events",
+    "Event": "omp.agent.events",
+    "AgentStartEvent": "omp.agent.events",
+    "AgentEndEvent": "omp.agent.events",
+    "TurnStartEvent": "omp.agent.events",
+    "TurnEndEvent": "omp.agent.events",
+    "MessageStartEvent": "omp.agent.events",
+    "MessageUpdateEvent": "omp.agent.events",
+    "MessageEndEvent": "omp.agent.events",
+    "ToolExecutionStartEvent": "omp.agent.events",
+    "ToolExecutionUpdateEvent": "omp.agent.events",
+    "ToolExecutionEndEvent": "omp.agent.events",
+    "ToolApprovalRequestedEvent": "omp.agent.events",
+    "ToolApprovalResolvedEvent": "omp.agent.events",
+    "ToolCallEvent": "omp.agent.events",
+    "ToolResultEvent": "omp.agent.events",
+    "ContextEvent": "omp.agent.events",
+    "InputEvent": "omp.agent.events",
+    "BeforeAgentStartEvent": "omp.agent.events",
+    "ExtensionErrorEvent": "omp.agent.events",
+    "NoticeEvent": "omp.agent.events",
+    "QueueUpdateEvent": "omp.agent.events",
+    "ModelChangedEvent": "omp.agent.events",
+    "ThinkingLevelChangedEvent": "omp.agent.events",
+    "ModelSelectEvent": "omp.agent.events",
+    "ThinkingLevelSelectEvent": "omp.agent.events",
+    "BeforeProviderRequestEvent": "omp.agent.events",
+    "AfterProviderResponseEvent": "omp.agent.events",
+    "CredentialDisabledEvent": "omp.agent.events",
+    "McpNotificationEvent": "omp.agent.events",
+    "AutoRetryStartEvent": "omp.agent.events",
+    "AutoRetryEndEvent": "omp.agent.events",
+    "RetryFallbackAppliedEvent": "omp.agent.events",
+    "RetryFallbackSucceededEvent": "omp.agent.events",
+    "AutoCompactionStartEvent": "omp.agent.events",
+    "AutoCompactionEndEvent": "omp.agent.events",
+    "SessionStartEvent": "omp.agent.events",
+    "SessionBeforeSwitchEvent": "omp.agent.events",
+    "SessionSwitchEvent": "omp.agent.events",
+    "SessionBeforeBranchEvent": "omp.agent.events",
+    "SessionBranchEvent": "omp.agent.events",
+    "SessionBeforeForkEvent": "omp.agent.events",
+    "SessionForkEvent": "omp.agent.events",
+    "SessionBeforeCompactEvent": "omp.agent.events",
+    "SessionCompactingEvent": "omp.agent.events",
+    "SessionCompactEvent": "omp.agent.events",
+    "TreePreparation": "omp.agent.events",
+    "SessionBeforeTreeEvent": "omp.agent.events",
+    "SessionTreeEvent": "omp.agent.events",
+    "SessionStopEvent": "omp.agent.events",
+    "SessionShutdownEvent": "omp.agent.events",
+    "UserBashEvent": "omp.agent.events",
+    "UserPythonEvent": "omp.agent.events",
+    "SearchEvent": "omp.agent.events",
+    "ResourcesDiscoverEvent": "omp.agent.events",
+    "ToolCallDecision": "omp.agent.events",
+    "ToolResultPatch": "omp.agent.events",
+    "ContextPatch": "omp.agent.events",
+    "InputPatch": "omp.agent.events",
+    "BeforeAgentStartPatch": "omp.agent.events",
+    "CompactingPatch": "omp.agent.events",
+    "SessionBeforeDecision": "omp.agent.events",
+    "SessionStopDecision": "omp.agent.events",
+    "ResourcesPatch": "omp.agent.events",
+    "ExecutionOverride": "omp.agent.events",
     # Errors
-    "OmpError": "omp.errors",
-    "UsageError": "omp.errors",
-    "RuntimeNotReadyError": "omp.errors",
-    "CompactionError": "omp.compactor",
-    "CompactionCancelled": "omp.compactor",
-    "RunStopped": "omp.signals:Stopped",
-    "STOP_SIGNALS": "omp.signals:HANDLED",
-    "UnknownHookError": "omp.dispatch",
-    "UnknownResultKeys": "omp.hookrules",
+    "OmpError": "omp.base.errors",
+    "UsageError": "omp.base.errors",
+    "RuntimeNotReadyError": "omp.base.errors",
+    "CompactionError": "omp.runtime.compactor",
+    "CompactionCancelled": "omp.runtime.compactor",
+    "RunStopped": "omp.runtime.signals:Stopped",
+    "STOP_SIGNALS": "omp.runtime.signals:HANDLED",
+    "UnknownHookError": "omp.plugin.dispatch",
+    "UnknownResultKeys": "omp.plugin.rules",
     # What a handler is given
-    "HandlerContext": "omp.context",
-    "CommandContext": "omp.context",
-    "OmpAPI": "omp.api",
-    "ExecResult": "omp.api",
-    "EventBus": "omp.api",
-    "UI": "omp.ui",
-    "NullUI": "omp.ui",
-    "StderrUI": "omp.ui",
-    "EventUI": "omp.ui",
-    "AbortSignal": "omp.abort",
-    "FileAccess": "omp.files",
-    "ArtifactStore": "omp.artifacts",
-    "FileLedger": "omp.artifacts",
-    "ARTIFACT_SCHEME": "omp.artifacts:SCHEME",
-    "SessionView": "omp.session",
-    "SessionFile": "omp.session",
-    "ThinkingLevel": "omp.thinking",
-    "THINKING_LEVELS": "omp.thinking",
-    "thinking_levels": "omp.thinking",
-    "next_thinking_level": "omp.thinking",
-    "describe_compaction": "omp.compactor:describe",
-    "run_user_shell": "omp.user_shell:execute",
-    "set_session_name": "omp.session_actions",
+    "HandlerContext": "omp.runtime.context",
+    "CommandContext": "omp.runtime.context",
+    "OmpAPI": "omp.runtime.api",
+    "ExecResult": "omp.runtime.api",
+    "EventBus": "omp.runtime.api",
+    "UI": "omp.runtime.ui",
+    "NullUI": "omp.runtime.ui",
+    "StderrUI": "omp.runtime.ui",
+    "EventUI": "omp.runtime.ui",
+    "AbortSignal": "omp.base.abort",
+    "FileAccess": "omp.base.files",
+    "ArtifactStore": "omp.session.artifacts",
+    "FileLedger": "omp.session.artifacts",
+    "ARTIFACT_SCHEME": "omp.session.artifacts:SCHEME",
+    "SessionView": "omp.session.file",
+    "SessionFile": "omp.session.file",
+    "ThinkingLevel": "omp.base.thinking",
+    "THINKING_LEVELS": "omp.base.thinking",
+    "thinking_levels": "omp.base.thinking",
+    "next_thinking_level": "omp.base.thinking",
+    "describe_compaction": "omp.runtime.compactor:describe",
+    "run_user_shell": "omp.runtime.user_shell:execute",
+    "set_session_name": "omp.runtime.actions",
     # Files, processes and secrets
-    "write_file": "omp.atomic_write",
-    "replacing": "omp.atomic_write",
-    "NotRestored": "omp.atomic_write",
-    "track_process_group": "omp.processes:track_group",
-    "untrack_process_group": "omp.processes:untrack_group",
-    "python_module_command": "omp.python_child",
-    "Secrets": "omp.secrets",
-    "known_secrets": "omp.secrets",
-    "CREDENTIAL_NAME": "omp.secrets",
-    "ENV_SECRET_NAME": "omp.secrets",
-    "count_tokens": "omp.tokens:count",
-    "CopyOnRead": "omp.copying",
+    "write_file": "omp.config.atomic_write",
+    "replacing": "omp.config.atomic_write",
+    "NotRestored": "omp.config.atomic_write",
+    "track_process_group": "omp.base.processes:track_group",
+    "untrack_process_group": "omp.base.processes:untrack_group",
+    "python_module_command": "omp.base.python_child",
+    "Secrets": "omp.config.secrets",
+    "known_secrets": "omp.config.secrets",
+    "CREDENTIAL_NAME": "omp.config.secrets",
+    "ENV_SECRET_NAME": "omp.config.secrets",
+    "count_tokens": "omp.base.tokens:count",
+    "CopyOnRead": "omp.base.copying",
     # Settings and project trust
-    "Settings": "omp.settings",
-    "agent_dir": "omp.settings",
-    "user_settings_path": "omp.settings",
-    "project_settings_path": "omp.settings",
-    "load_settings": "omp.settings",
-    "read_settings_file": "omp.settings",
-    "save_setting": "omp.settings",
-    "unset_setting": "omp.settings",
-    "environment_layers": "omp.settings",
-    "deep_merge": "omp.settings",
-    "json_type_name": "omp.settings",
-    "SettingSpec": "omp.settings_schema",
-    "Schema": "omp.settings_schema",
-    "SettingType": "omp.settings_schema",
-    "KERNEL_SETTINGS": "omp.settings_schema:KERNEL",
-    "SETTINGS_SCHEMA": "omp.settings_schema:SCHEMA",
-    "find_setting": "omp.settings_schema:find",
-    "resolve_setting": "omp.settings_schema:resolve",
-    "parse_setting_value": "omp.settings_schema:parse_value",
-    "setting_group_members": "omp.settings_schema:group_members",
-    "check_settings_layer": "omp.settings_check:checked_layer",
-    "shown_settings_path": "omp.settings_check:shown_path",
-    "shown_setting_value": "omp.settings_check:shown_value",
-    "TRUSTED_DIRECTORIES_KEY": "omp.trust:TRUSTED_DIRECTORIES",
-    "SAFE_PROJECT_KEYS": "omp.trust",
+    "Settings": "omp.config.settings",
+    "agent_dir": "omp.config.settings",
+    "user_settings_path": "omp.config.settings",
+    "project_settings_path": "omp.config.settings",
+    "load_settings": "omp.config.settings",
+    "read_settings_file": "omp.config.settings",
+    "save_setting": "omp.config.settings",
+    "unset_setting": "omp.config.settings",
+    "environment_layers": "omp.config.settings",
+    "deep_merge": "omp.config.settings",
+    "json_type_name": "omp.config.settings",
+    "SettingSpec": "omp.config.schema",
+    "Schema": "omp.config.schema",
+    "SettingType": "omp.config.schema",
+    "KERNEL_SETTINGS": "omp.config.schema:KERNEL",
+    "SETTINGS_SCHEMA": "omp.config.schema:SCHEMA",
+    "find_setting": "omp.config.schema:find",
+    "resolve_setting": "omp.config.schema:resolve",
+    "parse_setting_value": "omp.config.schema:parse_value",
+    "setting_group_members": "omp.config.schema:group_members",
+    "check_settings_layer": "omp.config.check:checked_layer",
+    "shown_settings_path": "omp.config.check:shown_path",
+    "shown_setting_value": "omp.config.check:shown_value",
+    "TRUSTED_DIRECTORIES_KEY": "omp.config.trust:TRUSTED_DIRECTORIES",
+    "SAFE_PROJECT_KEYS": "omp.config.trust",
     # Sessions on disk
-    "sessions_dir": "omp.session_store",
-    "find_session": "omp.session_store",
-    "most_recent_session": "omp.session_store:most_recent",
-    "SessionInfo": "omp.session_listing",
-    "list_sessions": "omp.session_listing",
-    "list_all_sessions": "omp.session_listing",
+    "sessions_dir": "omp.session.store",
+    "find_session": "omp.session.store",
+    "most_recent_session": "omp.session.store:most_recent",
+    "SessionInfo": "omp.session.listing",
+    "list_sessions": "omp.session.listing",
+    "list_all_sessions": "omp.session.listing",
     # Running sessions (the runtime a run mode or embedder builds)
-    "Runtime": "omp.bootstrap",
-    "SessionOptions": "omp.bootstrap",
-    "RUNTIME_KINDS": "omp.bootstrap",
-    "load_runtime": "omp.bootstrap",
-    "open_session": "omp.bootstrap",
-    "is_session_path": "omp.bootstrap",
-    "provider_configs": "omp.bootstrap",
-    "provider_config_problems": "omp.bootstrap",
-    "run_prompts": "omp.modes",
+    "Runtime": "omp.runtime.bootstrap",
+    "SessionOptions": "omp.runtime.bootstrap",
+    "RUNTIME_KINDS": "omp.runtime.bootstrap",
+    "load_runtime": "omp.runtime.bootstrap",
+    "open_session": "omp.runtime.bootstrap",
+    "is_session_path": "omp.runtime.bootstrap",
+    "provider_configs": "omp.runtime.bootstrap",
+    "provider_config_problems": "omp.runtime.bootstrap",
+    "run_prompts": "omp.runtime.modes",
     "parse_cli_args": "omp.cli.args:parse",
     "check_extension_path": "omp.cli.paths",
     # Plugins and their distributions
-    "ENTRY_POINT_GROUP": "omp.plugin_manager",
-    "project_extension_files": "omp.plugin_manager",
-    "collect_registrations": "omp.registry",
-    "combine": "omp.hookspecs",
-    "HookRule": "omp.hookrules",
-    "ChainOutcome": "omp.hookrules",
-    "ToolChoice": "omp.tool_overrides",
-    "Refusal": "omp.tool_overrides",
-    "choose_tools": "omp.tool_overrides",
-    "requirement_on": "omp.versions",
+    "ENTRY_POINT_GROUP": "omp.plugin.manager",
+    "project_extension_files": "omp.plugin.manager",
+    "collect_registrations": "omp.plugin.registry",
+    "combine": "omp.plugin.specs",
+    "HookRule": "omp.plugin.rules",
+    "ChainOutcome": "omp.plugin.rules",
+    "ToolChoice": "omp.plugin.tool_overrides",
+    "Refusal": "omp.plugin.tool_overrides",
+    "choose_tools": "omp.plugin.tool_overrides",
+    "requirement_on": "omp.base.versions",
     "search_backend_line": "omp.cli.plugins_cmd",
 }
 """Public name -> ``module`` (same attribute name) or ``module:attribute``."""
@@ -257,13 +257,13 @@ if TYPE_CHECKING:
 
     hookimpl: pluggy.HookimplMarker
     # Contributions a plugin registers
-    from omp.tools import (
+    from omp.agent.tools import (
         Tool as Tool,
         ToolResult as ToolResult,
         tool_cwd as tool_cwd,
         resolve_path as resolve_path,
     )
-    from omp.tool_render import (
+    from omp.runtime.tool_render import (
         ToolRendering as ToolRendering,
         ToolRenderOptions as ToolRenderOptions,
         CallRenderer as CallRenderer,
@@ -271,8 +271,8 @@ if TYPE_CHECKING:
         Rendered as Rendered,
         plain_text as rendered_text,
     )
-    from omp.session_scope import Scope as Scope
-    from omp.contrib import (
+    from omp.runtime.scope import Scope as Scope
+    from omp.plugin.contrib import (
         Command as Command,
         Subcommand as Subcommand,
         Flag as Flag,
@@ -280,7 +280,7 @@ if TYPE_CHECKING:
         Shortcut as Shortcut,
         Renderer as Renderer,
     )
-    from omp.providers import (
+    from omp.agent.providers import (
         Provider as Provider,
         Model as Model,
         ModelRegistry as ModelRegistry,
@@ -288,15 +288,15 @@ if TYPE_CHECKING:
         LlmContext as LlmContext,
         StreamOptions as StreamOptions,
     )
-    from omp.contrib import ProviderConfigSource as ProviderConfigSource
-    from omp.cost import apply_cost as apply_cost
-    from omp.provider_errors import (
+    from omp.plugin.contrib import ProviderConfigSource as ProviderConfigSource
+    from omp.agent.cost import apply_cost as apply_cost
+    from omp.agent.provider_errors import (
         is_context_overflow as is_context_overflow,
         redact as redact_keys,
     )
 
     # Messages
-    from omp.messages import (
+    from omp.agent.messages import (
         WireModel as WireModel,
         TextContent as TextContent,
         ImageContent as ImageContent,
@@ -323,25 +323,25 @@ if TYPE_CHECKING:
     )
 
     # Embedding: sessions and one-shot completions
-    from omp.sdk import (
+    from omp.runtime.sdk import (
         create_session as create_session,
         SessionOpener as SessionOpener,
         SessionChoice as SessionChoice,
     )
-    from omp.sdk_session import (
+    from omp.runtime.sdk_session import (
         AgentSession as AgentSession,
         SessionChange as SessionChange,
         UsageTotals as UsageTotals,
         Listener as Listener,
     )
-    from omp.completion import (
+    from omp.runtime.completion import (
         complete as complete,
         stream_completion as stream_completion,
         serialize_conversation as serialize_conversation,
     )
 
     # Events handlers receive, and the results they return
-    from omp.events import (
+    from omp.agent.events import (
         Event as Event,
         AgentStartEvent as AgentStartEvent,
         AgentEndEvent as AgentEndEvent,
@@ -409,63 +409,66 @@ if TYPE_CHECKING:
     )
 
     # Errors
-    from omp.errors import (
+    from omp.base.errors import (
         OmpError as OmpError,
         UsageError as UsageError,
         RuntimeNotReadyError as RuntimeNotReadyError,
     )
-    from omp.compactor import (
+    from omp.runtime.compactor import (
         CompactionError as CompactionError,
         CompactionCancelled as CompactionCancelled,
     )
-    from omp.signals import Stopped as RunStopped, HANDLED as STOP_SIGNALS
-    from omp.dispatch import UnknownHookError as UnknownHookError
-    from omp.hookrules import UnknownResultKeys as UnknownResultKeys
+    from omp.runtime.signals import Stopped as RunStopped, HANDLED as STOP_SIGNALS
+    from omp.plugin.dispatch import UnknownHookError as UnknownHookError
+    from omp.plugin.rules import UnknownResultKeys as UnknownResultKeys
 
     # What a handler is given
-    from omp.context import HandlerContext as HandlerContext, CommandContext as CommandContext
-    from omp.api import OmpAPI as OmpAPI, ExecResult as ExecResult, EventBus as EventBus
-    from omp.ui import UI as UI, NullUI as NullUI, StderrUI as StderrUI, EventUI as EventUI
-    from omp.abort import AbortSignal as AbortSignal
-    from omp.files import FileAccess as FileAccess
-    from omp.artifacts import (
+    from omp.runtime.context import (
+        HandlerContext as HandlerContext,
+        CommandContext as CommandContext,
+    )
+    from omp.runtime.api import OmpAPI as OmpAPI, ExecResult as ExecResult, EventBus as EventBus
+    from omp.runtime.ui import UI as UI, NullUI as NullUI, StderrUI as StderrUI, EventUI as EventUI
+    from omp.base.abort import AbortSignal as AbortSignal
+    from omp.base.files import FileAccess as FileAccess
+    from omp.session.artifacts import (
         ArtifactStore as ArtifactStore,
         FileLedger as FileLedger,
         SCHEME as ARTIFACT_SCHEME,
     )
-    from omp.session import SessionView as SessionView, SessionFile as SessionFile
-    from omp.thinking import (
+    from omp.session.file import SessionView as SessionView, SessionFile as SessionFile
+    from omp.base.thinking import (
         ThinkingLevel as ThinkingLevel,
         THINKING_LEVELS as THINKING_LEVELS,
         thinking_levels as thinking_levels,
         next_thinking_level as next_thinking_level,
     )
-    from omp.compactor import describe as describe_compaction
-    from omp.user_shell import execute as run_user_shell
-    from omp.session_actions import set_session_name as set_session_name
+    from omp.runtime.compactor import describe as describe_compaction
+    from omp.runtime.user_shell import execute as run_user_shell
+    from omp.runtime.actions import set_session_name as set_session_name
 
     # Files, processes and secrets
-    from omp.atomic_write import (
+    from omp.config.atomic_write import (
         write_file as write_file,
         replacing as replacing,
         NotRestored as NotRestored,
     )
-    from omp.processes import (
+    from omp.base.processes import (
         track_group as track_process_group,
         untrack_group as untrack_process_group,
     )
-    from omp.python_child import python_module_command as python_module_command
-    from omp.secrets import (
+    from omp.base.python_child import python_module_command as python_module_command
+    from omp.config.secrets import (
         Secrets as Secrets,
         known_secrets as known_secrets,
         CREDENTIAL_NAME as CREDENTIAL_NAME,
         ENV_SECRET_NAME as ENV_SECRET_NAME,
     )
-    from omp.tokens import count as count_tokens
-    from omp.copying import CopyOnRead as CopyOnRead
+    from omp.base.tokens import count as count_tokens
+    from omp.base.copying import CopyOnRead as CopyOnRead
 
     # Settings and project trust
-    from omp.settings import (
+    from omp.config.settings import (
         Settings as Settings,
         agent_dir as agent_dir,
         user_settings_path as user_settings_path,
@@ -478,7 +481,7 @@ if TYPE_CHECKING:
         deep_merge as deep_merge,
         json_type_name as json_type_name,
     )
-    from omp.settings_schema import (
+    from omp.config.schema import (
         SettingSpec as SettingSpec,
         Schema as Schema,
         SettingType as SettingType,
@@ -489,30 +492,30 @@ if TYPE_CHECKING:
         parse_value as parse_setting_value,
         group_members as setting_group_members,
     )
-    from omp.settings_check import (
+    from omp.config.check import (
         checked_layer as check_settings_layer,
         shown_path as shown_settings_path,
         shown_value as shown_setting_value,
     )
-    from omp.trust import (
+    from omp.config.trust import (
         TRUSTED_DIRECTORIES as TRUSTED_DIRECTORIES_KEY,
         SAFE_PROJECT_KEYS as SAFE_PROJECT_KEYS,
     )
 
     # Sessions on disk
-    from omp.session_store import (
+    from omp.session.store import (
         sessions_dir as sessions_dir,
         find_session as find_session,
         most_recent as most_recent_session,
     )
-    from omp.session_listing import (
+    from omp.session.listing import (
         SessionInfo as SessionInfo,
         list_sessions as list_sessions,
         list_all_sessions as list_all_sessions,
     )
 
     # Running sessions (the runtime a run mode or embedder builds)
-    from omp.bootstrap import (
+    from omp.runtime.bootstrap import (
         Runtime as Runtime,
         SessionOptions as SessionOptions,
         RUNTIME_KINDS as RUNTIME_KINDS,
@@ -522,24 +525,24 @@ if TYPE_CHECKING:
         provider_configs as provider_configs,
         provider_config_problems as provider_config_problems,
     )
-    from omp.modes import run_prompts as run_prompts
+    from omp.runtime.modes import run_prompts as run_prompts
     from omp.cli.args import parse as parse_cli_args
     from omp.cli.paths import check_extension_path as check_extension_path
 
     # Plugins and their distributions
-    from omp.plugin_manager import (
+    from omp.plugin.manager import (
         ENTRY_POINT_GROUP as ENTRY_POINT_GROUP,
         project_extension_files as project_extension_files,
     )
-    from omp.registry import collect_registrations as collect_registrations
-    from omp.hookspecs import combine as combine
-    from omp.hookrules import HookRule as HookRule, ChainOutcome as ChainOutcome
-    from omp.tool_overrides import (
+    from omp.plugin.registry import collect_registrations as collect_registrations
+    from omp.plugin.specs import combine as combine
+    from omp.plugin.rules import HookRule as HookRule, ChainOutcome as ChainOutcome
+    from omp.plugin.tool_overrides import (
         ToolChoice as ToolChoice,
         Refusal as Refusal,
         choose_tools as choose_tools,
     )
-    from omp.versions import requirement_on as requirement_on
+    from omp.base.versions import requirement_on as requirement_on
     from omp.cli.plugins_cmd import search_backend_line as search_backend_line
 
 

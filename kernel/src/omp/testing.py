@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from omp.ui import EventUI
+from omp.runtime.ui import EventUI
 
 PROVIDER_KEYS = (
     "ANTHROPIC_API_KEY",
@@ -65,7 +65,7 @@ class HookRecorder:
 
     def __init__(self) -> None:
         import omp
-        from omp import hookspecs
+        from omp.plugin import specs as hookspecs
 
         self.calls: list[tuple[str, Any]] = []
         for name in dir(hookspecs):
@@ -128,7 +128,7 @@ class Harness:
 
         ``builtins`` names the installed plugins to load (``["read", "scripted"]``), so
         a test does not depend on what else is installed; None loads all of them."""
-        from omp.bootstrap import RUNTIME_KINDS, load_runtime
+        from omp.runtime.bootstrap import RUNTIME_KINDS, load_runtime
 
         plugins = list(plugins)
         if entry_points:
@@ -161,7 +161,7 @@ class Harness:
         from that list (see ``ScriptedUI``); without, dialogs take their default.
         ``builtins``: the installed plugins to load (see ``runtime``); the scripted
         provider is added to them when a ``script`` is given."""
-        from omp.bootstrap import SessionOptions, open_session
+        from omp.runtime.bootstrap import SessionOptions, open_session
 
         steps = list(script)
         if builtins is not None and steps:

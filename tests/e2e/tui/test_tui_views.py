@@ -15,7 +15,7 @@ DECORATING_PLUGIN = textwrap.dedent(
     import asyncio
 
     import omp
-    from omp.contrib import Command
+    from omp.plugin.contrib import Command
 
 
     async def decorate(args, ctx):

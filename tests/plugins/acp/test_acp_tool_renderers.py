@@ -13,7 +13,7 @@ RENDERING_PLUGIN = textwrap.dedent(
     """
     import omp
     from pydantic import BaseModel
-    from omp.tools import Tool
+    from omp.agent.tools import Tool
 
 
     class City(BaseModel):

@@ -40,7 +40,7 @@ class Screen:
     renderers: dict[tuple[str, str], Any] = field(default_factory=dict)
     show_thinking: bool = True
     tools: Any = None
-    """An omp.tool_render.ToolRendering, to draw tools with their own renderers."""
+    """An omp.runtime.tool_render.ToolRendering, to draw tools with their own renderers."""
     chunks: list[str] = field(default_factory=list)
     lives: list[str] = field(default_factory=list)
 
@@ -80,8 +80,8 @@ class Screen:
 def answer_events(text: str, piece: int = 4) -> list[Any]:
     """An assistant answer streamed ``piece`` characters at a time (about a token), as
     the agent loop sends it: message_start, text deltas, message_end."""
-    from omp.events import MessageEndEvent, MessageStartEvent, MessageUpdateEvent
-    from omp.providers import AssistantStream, Model
+    from omp.agent.events import MessageEndEvent, MessageStartEvent, MessageUpdateEvent
+    from omp.agent.providers import AssistantStream, Model
 
     out = AssistantStream(Model(provider="scripted", id="demo"))
     events: list[Any] = [MessageStartEvent(message=out.message)]

@@ -1,12 +1,16 @@
 """The transcript draws a tool with its own ``render_call``/``render_result``
-(omp.tool_render): while it runs, when it ends, and for an override that lends the
+(omp.runtime.tool_render): while it runs, when it ends, and for an override that lends the
 replaced tool's renderers (issue 25, gap 7)."""
 
 from __future__ import annotations
 
-from omp.events import ToolExecutionEndEvent, ToolExecutionStartEvent, ToolExecutionUpdateEvent
-from omp.tool_render import ToolRendering
-from omp.tools import Tool, ToolRegistry, ToolResult
+from omp.agent.events import (
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+)
+from omp.agent.tools import Tool, ToolRegistry, ToolResult
+from omp.runtime.tool_render import ToolRendering
 from omp_mode_interactive.render.width import strip_ansi
 from pydantic import BaseModel
 from render_screen import Screen

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from omp.base.errors import UsageError
 from omp.cli.reserved import PROMPT_WORD
-from omp.contrib import Flag
-from omp.errors import UsageError
+from omp.plugin.contrib import Flag
 
 BUILTIN_FLAGS: list[Flag] = [
     Flag("print", "Run the prompt(s) once, print the final answer and exit", short="-p"),

@@ -45,7 +45,7 @@ def _skip_exit_collection() -> None:
 
 
 def _main(argv: list[str], own_process: bool) -> int:
-    from omp.errors import OmpError
+    from omp.base.errors import OmpError
 
     try:
         return _run(argv, own_process)
@@ -70,16 +70,16 @@ def _main(argv: list[str], own_process: bool) -> int:
 
 
 def _run(argv: list[str], own_process: bool = False) -> int:
-    from omp.bootstrap import (
-        SessionOptions,
-        open_session,
-        require_providers,
-    )
+    from omp.base.errors import UsageError
     from omp.cli import args as cli_args
     from omp.cli.args import FAMILIES
     from omp.cli.paths import check_session_paths
     from omp.cli.reserved import PROMPT_WORD, RESERVED, reserved_refusal
-    from omp.errors import UsageError
+    from omp.runtime.bootstrap import (
+        SessionOptions,
+        open_session,
+        require_providers,
+    )
 
     cwd_values = cli_args.prescan_values(argv, "cwd")
     cwd = Path(cwd_values[-1] if cwd_values else os.getcwd()).expanduser().resolve()
@@ -191,7 +191,7 @@ def _run(argv: list[str], own_process: bool = False) -> int:
     check_images(attached, session.agent.model)
     if mode.make_ui is not None:
         session.ui = mode.make_ui(session)
-    from omp.modes import ModeRequest, run_mode
+    from omp.runtime.modes import ModeRequest, run_mode
 
     request = ModeRequest(
         prompts=prompts,
@@ -222,7 +222,7 @@ def _before_plugins(word: str | None, rest: list[str], wants_help: bool) -> int 
         return 0
     if word == "recover":
         from omp.cli.recover_cmd import run as recover
-        from omp.settings import agent_dir
+        from omp.config.settings import agent_dir
 
         return recover(rest, agent_dir())
     return None
@@ -231,10 +231,10 @@ def _before_plugins(word: str | None, rest: list[str], wants_help: bool) -> int 
 def _load(argv: list[str], cwd: Path, runs_project_code: bool, wants_help: bool) -> Any:
     """The runtime: plugins, and the project's code and settings when the command runs
     them and the directory is trusted (asking on a terminal first)."""
-    from omp.bootstrap import RUNTIME_KINDS, load_runtime
     from omp.cli import args as cli_args
     from omp.cli.paths import check_extension_path
     from omp.cli.trust_prompt import ask_to_trust, report_trust
+    from omp.runtime.bootstrap import RUNTIME_KINDS, load_runtime
 
     extension_paths = [check_extension_path(p) for p in cli_args.prescan_values(argv, "extension")]
     discover = not cli_args.prescan(argv, "no-extensions")
@@ -275,7 +275,7 @@ def _run_subcommand(command: Any, args: list[str], runtime: Any) -> int:
 
 
 async def _awaited(outcome: Any) -> Any:
-    from omp.threads import detach_default_executor
+    from omp.base.threads import detach_default_executor
 
     detach_default_executor()
     return await outcome
@@ -288,11 +288,11 @@ def _split(value: str) -> list[str]:
 def _report_interrupted_writes(runtime: Any) -> None:
     """A write in place cut off by a kill left a recovery copy: say so. Costs one stat
     when there is none."""
-    from omp.atomic_write import RECOVERY_DIRECTORY
+    from omp.config.atomic_write import RECOVERY_DIRECTORY
 
     if not os.path.isdir(os.path.join(runtime.agent_dir, RECOVERY_DIRECTORY)):
         return
-    from omp.recovery import startup_notice
+    from omp.config.recovery import startup_notice
 
     notice = startup_notice(runtime.agent_dir)
     if notice:
@@ -305,7 +305,7 @@ def _report_plugin_problems(runtime: Any, verbose: bool) -> None:
             f"omp: plugin {record.name} ({record.source}) was not loaded: {record.error}",
             file=sys.stderr,
         )
-    from omp.bootstrap import provider_config_problems
+    from omp.runtime.bootstrap import provider_config_problems
 
     config_problems = provider_config_problems(runtime)  # may add to contributions.problems
     for problem in [*runtime.contributions.problems, *config_problems]:
@@ -313,7 +313,7 @@ def _report_plugin_problems(runtime: Any, verbose: bool) -> None:
 
 
 def _choose_mode(parsed: Any, modes: dict[str, Any]) -> str:
-    from omp.errors import OmpError, UsageError
+    from omp.base.errors import OmpError, UsageError
 
     requested = parsed["mode"]
     if requested in (None, "text"):
@@ -351,8 +351,8 @@ def _prompts(parsed: Any, cwd: Path, read_stdin: bool = True) -> tuple[Any, list
 
 def _refuse_prompts(messages: list[str], mode: Any) -> None:
     """A protocol mode's client sends the prompts: arguments would be silently lost."""
+    from omp.base.errors import UsageError
     from omp.cli.attachments import split_file_arguments
-    from omp.errors import UsageError
 
     if getattr(mode, "takes_prompts", True) or not messages:
         return
@@ -370,7 +370,7 @@ def _refuse_prompts(messages: list[str], mode: Any) -> None:
 def _wants_picker(parsed: Any, mode: Any) -> bool:
     """``--resume``/``--session`` without an id: a mode with a UI on a terminal picks
     the session; anywhere else there is nobody to pick, which is a usage error."""
-    from omp.errors import UsageError
+    from omp.base.errors import UsageError
 
     bare = [name for name in ("resume", "session") if parsed[name] is True]
     if not bare:

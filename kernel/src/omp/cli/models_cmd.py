@@ -32,7 +32,7 @@ def _tokens(count: int) -> str:
 
 
 def print_models(runtime: Any, search: str) -> int:
-    from omp.bootstrap import model_registry, provider_config_problems
+    from omp.runtime.bootstrap import model_registry, provider_config_problems
 
     for problem in provider_config_problems(runtime):
         print(f"omp: {problem}", file=sys.stderr)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from omp.errors import UsageError
+from omp.base.errors import UsageError
 
 
 def check_extension_path(raw: str) -> Path:
@@ -45,7 +45,7 @@ def _check_session_file(cwd: Path, raw: str) -> None:
     """``--session PATH``: an existing regular file (a named pipe or a device would hang
     or mislead the reader), or a new file in a directory that exists: a mistyped
     directory is not created."""
-    from omp.bootstrap import is_session_path
+    from omp.runtime.bootstrap import is_session_path
 
     path = _under(cwd, raw)
     if path.is_dir():

@@ -46,7 +46,7 @@ def search_backend_line(runtime: Any) -> str | None:
     """Which ``omp_search`` backend answers first, e.g. ``search backend: natives (then
     search)``. A backend module may define ``search_backend_status(settings)``, giving
     why it stands aside now (None when it answers)."""
-    from omp.plugin_manager import call_order
+    from omp.plugin.manager import call_order
 
     active: list[str] = []
     aside: list[str] = []

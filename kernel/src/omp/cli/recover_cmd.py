@@ -1,5 +1,5 @@
 """``omp recover``: the old content of files whose in-place write was cut off
-(``omp.recovery``). ``omp recover`` lists them, ``restore ID`` puts one back,
+(``omp.config.recovery``). ``omp recover`` lists them, ``restore ID`` puts one back,
 ``discard ID`` drops it. The kernel's own command: settings files are written through
 the same mechanism as the tools' files, so it works with every plugin disabled."""
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from omp import recovery
-from omp.errors import OmpError, UsageError
+from omp.base.errors import OmpError, UsageError
+from omp.config import recovery
 
 USAGE = "usage: omp recover [list | restore ID | discard ID]"
 

@@ -9,12 +9,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from omp.errors import UsageError
+from omp.base.errors import UsageError
 
 
 def _given_id(runtime: Any, options: Any) -> tuple[str, str] | None:
     """The flag and the id it names, when it names an id rather than a file."""
-    from omp.bootstrap import is_session_path
+    from omp.runtime.bootstrap import is_session_path
 
     if options.resume and isinstance(options.resume, str):
         return "resume", options.resume
@@ -41,8 +41,8 @@ def locate_elsewhere(runtime: Any, options: Any) -> bool:
     if given is None:
         return True
     flag, value = given
-    from omp.session_listing import find_in_all_projects, list_sessions, matching
-    from omp.session_store import sessions_dir
+    from omp.session.listing import find_in_all_projects, list_sessions, matching
+    from omp.session.store import sessions_dir
 
     here = sessions_dir(runtime.agent_dir, str(runtime.cwd))
     if matching(list_sessions(here), value):

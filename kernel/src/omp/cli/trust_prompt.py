@@ -1,4 +1,4 @@
-"""What the command line says and asks about project trust (see ``omp.trust``)."""
+"""What the command line says and asks about project trust (see ``omp.config.trust``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from omp.trust import TRUSTED_DIRECTORIES, is_trusted, remember
+from omp.config.settings import remember_trusted
+from omp.config.trust import TRUSTED_DIRECTORIES, is_trusted
 
 
 def ask_to_trust(cwd: Path, discover: bool) -> bool:
@@ -14,8 +15,8 @@ def ask_to_trust(cwd: Path, discover: bool) -> bool:
     (load nothing of it) when there is no terminal, nothing to load, or the answer is no."""
     if not (sys.stdin.isatty() and sys.stderr.isatty()):
         return False
-    from omp.plugin_manager import project_extension_files
-    from omp.settings import load_settings
+    from omp.config.settings import load_settings
+    from omp.plugin.manager import project_extension_files
 
     decision = load_settings(cwd).trust
     if decision.trusted:
@@ -42,11 +43,11 @@ def report_trust(runtime: Any, *, remember_it: bool) -> None:
     decision = runtime.settings.trust
     if decision.trusted:
         if remember_it:
-            from omp.settings import user_setting
+            from omp.config.settings import user_setting
 
             current = user_setting(runtime.agent_dir, TRUSTED_DIRECTORIES) or []
             if not is_trusted(runtime.cwd, current):
-                path = remember(runtime.agent_dir, runtime.cwd, current)
+                path = remember_trusted(runtime.agent_dir, runtime.cwd, current)
                 print(f"omp: trusting {runtime.cwd} from now on (in {path})", file=sys.stderr)
         if TRUSTED_DIRECTORIES in decision.skipped_settings:
             print(

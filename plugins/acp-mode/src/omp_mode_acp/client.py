@@ -29,7 +29,7 @@ OPTIONS = [
 
 
 class ApprovalGate:
-    """Wraps a session's tool approval (``omp.approval.ToolApproval``): the call being
+    """Wraps a session's tool approval (``omp.agent.approval.ToolApproval``): the call being
     decided is known to the permission request, and an approved call is reported as
     running."""
 

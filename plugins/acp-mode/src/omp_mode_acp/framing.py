@@ -81,7 +81,7 @@ class NdjsonRpcTransport:
         self._writer = writer
         self._write_lock = asyncio.Lock()
         self.redactors: list[Callable[[bytes], bytes]] = []
-        """Each session's ``secrets.redact_bytes`` (omp.secrets): no line written holds a
+        """Each session's ``secrets.redact_bytes`` (omp.config.secrets): no line written holds a
         credential omp knows, not even one the model repeated from the user."""
         self._ready: deque[dict[str, Any]] = deque()
         self._batches: list[_Batch] = []

@@ -1,6 +1,6 @@
 """The ACP agent: the SDK's ``acp.Agent`` interface over omp sessions, several at once
 on one connection. Each session gets its own runtime, built for its cwd with
-``omp.bootstrap`` as the CLI builds one."""
+``omp.runtime.bootstrap`` as the CLI builds one."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""One ACP session: an ``omp.runtime.AgentSession`` built as the CLI builds one, its
+"""One ACP session: an ``omp.runtime.session.AgentSession`` built as the CLI builds one, its
 events sent to the client as ``session/update`` notifications, and what the client
 asked for (prompts, cancel, mode, model, thinking level)."""
 

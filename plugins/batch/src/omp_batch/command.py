@@ -195,7 +195,7 @@ def _stop_signals_interrupt() -> Iterator[list[int]]:
     session files kept); the list yielded gets the first one's number, for the exit
     status. SIGINT is set whatever disposition the runner inherited: a background job
     of a non-interactive shell starts with it ignored, and Python then leaves it
-    ignored (print mode sets its handlers the same way, ``omp.signals``). Worker
+    ignored (print mode sets its handlers the same way, ``omp.runtime.signals``). Worker
     processes set their own."""
     from omp import STOP_SIGNALS
 

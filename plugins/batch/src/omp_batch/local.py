@@ -11,7 +11,6 @@ killed: ``timed_out``.
 
 from __future__ import annotations
 
-import importlib
 import multiprocessing
 import os
 import signal
@@ -22,6 +21,8 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
+
+import omp
 
 from omp_batch.engine import EngineOptions, Interrupted, Report
 from omp_batch.layout import RATE_LIMIT, last_number, lost_result
@@ -91,8 +92,8 @@ class LocalEngine:
         return FileLimiter(str(Path(job.out) / RATE_LIMIT), limits) if limits else None
 
     def run(self, tasks: list[Any], job: Job, report: Report) -> None:
-        for module in ("omp.sdk", "omp.bootstrap", "omp.modes", "omp.runtime"):
-            importlib.import_module(module)  # once here, inherited by every fork
+        # Imported once here, inherited by every forked worker.
+        _ = (omp.create_session, omp.open_session, omp.run_prompts, omp.HandlerContext)
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         context = multiprocessing.get_context(method)
         queue = deque(tasks)

@@ -1,5 +1,5 @@
 """The ``edit`` tool: replace text in a file, all edits or none, keeping the file's line
-endings, BOM, owner, mode and extended attributes, written atomically (``omp.atomic_write``);
+endings, BOM, owner, mode and extended attributes, written atomically (``omp.config.atomic_write``);
 the result has a short summary and a unified diff."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Files for ``write`` and ``edit``: paths against the session cwd, text that keeps its
-BOM and line endings. Writing goes through the kernel's ``omp.atomic_write``: the file
+BOM and line endings. Writing goes through the kernel's ``omp.config.atomic_write``: the file
 holds its old bytes or its new ones whatever kills the process."""
 
 from __future__ import annotations

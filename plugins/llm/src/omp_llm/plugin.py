@@ -1,5 +1,5 @@
 """Hook implementation of the llm plugin: the user's provider configuration as the
-kernel reads it (``omp.contrib.ProviderConfigSource``). Cheap to import."""
+kernel reads it (``omp.plugin.contrib.ProviderConfigSource``). Cheap to import."""
 
 from __future__ import annotations
 

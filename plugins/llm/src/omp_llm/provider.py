@@ -79,7 +79,7 @@ class HttpProvider(Provider):
         self.wire_cache = WireCache()
         """The conversations converted so far, so each message is converted once."""
         self.known_secrets: Any = None
-        """The session's omp.secrets.Secrets: told the key and credential headers each
+        """The session's omp.config.secrets.Secrets: told the key and credential headers each
         request resolves (a ``!command``'s output is known only then)."""
 
     @property

@@ -1,4 +1,4 @@
-"""What the kernel asks of the user's provider configuration (``omp.contrib``
+"""What the kernel asks of the user's provider configuration (``omp.plugin.contrib``
 ``ProviderConfigSource``): models.json problems, the custom providers no installed
 plugin serves, and the credentials models.json, auth.json and the environment hold."""
 

@@ -1,4 +1,4 @@
-"""Thinking levels mapped per API (a response's cost is ``omp.cost.apply_cost``)."""
+"""Thinking levels mapped per API (a response's cost is ``omp.agent.cost.apply_cost``)."""
 
 from __future__ import annotations
 

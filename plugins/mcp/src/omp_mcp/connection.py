@@ -5,7 +5,7 @@ A call that times out is cancelled at the server by the SDK (``notifications/can
 the server is then pinged, and restarted when it does not answer that either, so the
 next call goes to a server that answers instead of waiting out the timeout again.
 
-A stdio server runs in its own process group, tracked in ``omp.processes`` so that when
+A stdio server runs in its own process group, tracked in ``omp.base.processes`` so that when
 omp is told to stop the group dies with it; the SDK closes it on a normal exit.
 """
 

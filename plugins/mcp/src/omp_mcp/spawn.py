@@ -1,4 +1,4 @@
-"""Stdio servers' processes: each one's group recorded in ``omp.processes`` as the SDK
+"""Stdio servers' processes: each one's group recorded in ``omp.base.processes`` as the SDK
 spawns it (the SDK starts the server in a new session but does not hand out the
 process), so that when omp is told to stop the group dies with it; ended at once when
 the session ends before the server answered; checked for having exited between calls."""

@@ -30,7 +30,7 @@ def plugin_problem(plugin: dict[str, Any]) -> Problem | None:
             dist
         )
     elif "unknown hook" in error or "lack(s) the @omp.hookimpl" in error:
-        fix = "rename or mark the hook implementations (names are in omp.hookspecs), then "
+        fix = "rename or mark the hook implementations (names are in omp.plugin.specs), then "
         fix += f"reinstall; or remove it: {REMOVE.format(dist)}" if dist else "reload"
     elif "two distributions register" in error:
         fix = "remove one of the two distributions with " + REMOVE.format("<distribution>")

@@ -80,7 +80,7 @@ class FrameWriter:
         self._lock = threading.Lock()
         self._chunk_ids = itertools.count(1)
         self.redact: Callable[[bytes], bytes] = _unchanged
-        """Hides the session's secrets in every frame (omp.secrets.Secrets.redact_bytes)."""
+        """Hides the session's secrets in every frame (omp.config.secrets.Secrets.redact_bytes)."""
 
     def write(self, frame: dict[str, Any]) -> None:
         data = self.redact(encode(frame))

@@ -1,5 +1,5 @@
 """Host tools (§2.8): tools the RPC client defines with ``set_host_tools`` and runs
-itself. Each is registered as an ordinary ``omp.tools.Tool`` through the public api, so
+itself. Each is registered as an ordinary ``omp.agent.tools.Tool`` through the public api, so
 the loop, the tool_call/tool_result hooks and every plugin's rules see it like any
 built-in tool. A call is a ``host_tool_call`` frame; ``host_tool_update`` frames are its
 progress and ``host_tool_result`` its end; an aborted call is withdrawn with

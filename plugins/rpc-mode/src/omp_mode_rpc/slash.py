@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 SOURCES = {
-    "omp.compactor": "builtin",
-    "omp.templates": "file",
-    "omp.skills": "skill",
+    "omp.runtime.compactor": "builtin",
+    "omp.runtime.templates": "file",
+    "omp.runtime.skills": "skill",
     "omp_mcp.prompts": "mcp_prompt",
 }
 """Where a command comes from (the module of its handler) -> omp's command ``source``;

@@ -43,7 +43,7 @@ def one_line(exc: BaseException) -> str:
 
 
 def model_dict(model: Any) -> dict[str, Any] | None:
-    """An ``omp.providers.Model`` as omp's ``Model`` record (camelCase)."""
+    """An ``omp.agent.providers.Model`` as omp's ``Model`` record (camelCase)."""
     if model is None:
         return None
     raw = asdict(model)

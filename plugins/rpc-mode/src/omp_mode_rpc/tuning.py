@@ -91,7 +91,7 @@ async def set_thinking_level(server: Any, frame: dict[str, Any]) -> Any:
 
 
 async def cycle_thinking_level(server: Any, frame: dict[str, Any]) -> Any:
-    """The model's next thinking level (``omp.thinking``); None when it does not think."""
+    """The model's next thinking level (``omp.base.thinking``); None when it does not think."""
     session = server.session
     model = session.agent.model
     level = next_thinking_level(model, session.agent.thinking_level) if model else None

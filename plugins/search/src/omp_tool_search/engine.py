@@ -137,7 +137,7 @@ class RegexWorker:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL,
-                start_new_session=True,  # its own group, killed with omp (omp.processes)
+                start_new_session=True,  # its own group, killed with omp (omp.base.processes)
             )
         except OSError as exc:
             raise WorkerFailed(str(exc)) from exc

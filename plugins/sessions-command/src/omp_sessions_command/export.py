@@ -220,7 +220,7 @@ def check_target(source: Path, target: Path, *, force: bool = False) -> None:
 
 def export_session(source: Path, target: Path, secrets: Any = None, *, force: bool = False) -> Path:
     """Write the current branch of the session file ``source`` to ``target``: Markdown
-    for ``.md``/``.markdown``, else HTML. Every credential ``secrets`` (omp.secrets;
+    for ``.md``/``.markdown``, else HTML. Every credential ``secrets`` (omp.config.secrets;
     default: what omp knows outside a session) hold is hidden, also from a session
     written before omp hid them. ``check_target`` says what is refused."""
     from omp import OmpError, SessionFile, known_secrets, write_file

@@ -61,7 +61,7 @@ class Transcript:
         tools: ToolRendering | None = None,
     ) -> None:
         """``tools`` draws calls and results with the tools' own ``render_call`` and
-        ``render_result`` (omp.tool_render); without it, every tool gets the default."""
+        ``render_result`` (omp.runtime.tool_render); without it, every tool gets the default."""
         self.width = max(20, width)
         self.tools = tools
         self.theme = theme

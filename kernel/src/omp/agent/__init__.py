@@ -1,0 +1,1 @@
+"""Internal: the kernel's agent floor (see docs/API.md for the public API)."""

@@ -1,0 +1,1 @@
+"""Internal: the kernel's base floor (see docs/API.md for the public API)."""

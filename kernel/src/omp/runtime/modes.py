@@ -1,0 +1,81 @@
+"""Running a session in a mode: the shared sequence, and what one-shot modes share."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class ModeRequest:
+    """What the command line asked a run mode to do."""
+
+    prompts: list[str] = field(default_factory=list)
+    verbose: bool = False
+    images: list[Any] = field(default_factory=list)
+    """Images attached with ``@path`` arguments: they go with the first prompt (as
+    ``session.prompt(text, images=...)``); the files' text is already in it."""
+    pick_session: bool = False
+    """``--resume`` (or ``--session``) without an id, in a terminal: the mode opens its
+    session picker before the first prompt (the session given is a new, empty one)."""
+
+
+def run_mode(mode: Any, session: Any, request: ModeRequest) -> int:
+    """Hand the session to the mode, then shut it down; the mode's exit code.
+
+    The mode gets the session before it starts, so it can subscribe first; the session
+    starts on ``session.start()`` or with the first prompt. A signal ends the run as
+    ``omp.runtime.signals`` describes (``Stopped`` carries the exit status). Threads running
+    plugin code are never waited for (``omp.base.threads``).
+    """
+
+    from omp.base.threads import detach_default_executor
+    from omp.runtime.signals import RunSignals, Stopped
+
+    async def body() -> int:
+        signals.attach()
+        detach_default_executor()
+        try:
+            outcome = mode.run(session, request)
+            code = await outcome if inspect.isawaitable(outcome) else outcome
+        finally:
+            await session.shutdown()
+        return int(code or 0)
+
+    with RunSignals() as signals:
+        try:
+            return asyncio.run(body())
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            if signals.received is None:
+                raise
+            raise Stopped(signals.received) from None
+
+
+async def run_prompts(session: Any, prompts: list[str], images: list[Any] | None = None) -> Any:
+    """Start the session, run each prompt to the end (stopping after one that failed);
+    the last assistant message these prompts produced (None if none did, e.g. a slash
+    command or a handled input). ``images`` go with the first prompt."""
+    from omp.agent.loop import messages_after
+
+    await session.start()
+    messages = session.agent.messages
+    start = messages[-1] if messages else None
+    for index, prompt in enumerate(prompts):
+        before = session.agent.messages[-1] if session.agent.messages else None
+        await session.prompt(prompt, images=(images or None) if index == 0 else None)
+        await session.wait_for_idle()
+        if (
+            session.shutdown_requested
+            or session.abort_message
+            or _failed(messages_after(session.agent.messages, before))
+        ):
+            break
+    added = messages_after(session.agent.messages, start)
+    return next((m for m in reversed(added) if m.role == "assistant"), None)
+
+
+def _failed(messages: list[Any]) -> bool:
+    last = next((m for m in reversed(messages) if m.role == "assistant"), None)
+    return last is not None and last.stop_reason in ("error", "aborted")

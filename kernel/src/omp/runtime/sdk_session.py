@@ -1,0 +1,255 @@
+"""The public face of a running session (``omp.AgentSession``), as the SDK hands it
+out (``omp.runtime.sdk.create_session``): prompt, steer, listen, move to another session file."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+from omp.base.errors import OmpError
+from omp.base.thinking import ThinkingLevel
+
+if TYPE_CHECKING:
+    from omp.agent.events import Event
+    from omp.agent.messages import AgentMessage, AssistantMessage, ImageContent
+    from omp.agent.providers import Model
+    from omp.runtime.session import AgentSession as RuntimeSession
+
+Listener = Callable[["Event"], "Awaitable[None] | None"]
+"""Called with every event of the session, in order (sync or async)."""
+
+
+@dataclass(frozen=True)
+class SessionChange:
+    """What ``new``, ``switch`` or ``fork`` did: ``cancelled`` when a plugin's
+    ``session_before_*`` guard refused; ``editor_text``, for a fork before a user
+    message, is that message's text (to edit and send again)."""
+
+    cancelled: bool
+    editor_text: str | None = None
+
+
+@dataclass(frozen=True)
+class UsageTotals:
+    """What a session's answers cost: ``requests`` answers with usage, their tokens,
+    ``cost`` in dollars, and ``unpriced`` answers from models without a price."""
+
+    requests: int = 0
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+    unpriced: int = 0
+
+    @property
+    def tokens(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+
+class AgentSession:
+    """A running omp session: prompt it, steer it, listen to its events, move it to
+    another session file. Made by ``omp.create_session``; end it with ``dispose()`` or
+    ``async with``. Call its methods from the event loop it runs on."""
+
+    def __init__(self, session: RuntimeSession) -> None:
+        self._session = session
+        self._busy = 0
+        self._disposed = False
+
+    # -- what it is -------------------------------------------------------------------
+
+    @property
+    def session_id(self) -> str:
+        return self._session.session_file.session_id
+
+    @property
+    def session_file(self) -> Path | None:
+        """The session's JSONL file; None for an in-memory session."""
+        return self._session.session_file.path
+
+    @property
+    def cwd(self) -> Path:
+        return Path(self._session.cwd)
+
+    @property
+    def model(self) -> Model | None:
+        return self._session.agent.model
+
+    @property
+    def thinking_level(self) -> ThinkingLevel:
+        return cast(ThinkingLevel, self._session.agent.thinking_level)
+
+    @property
+    def messages(self) -> list[AgentMessage]:
+        """The conversation the model sees next (a copy)."""
+        return list(self._session.agent.messages)
+
+    @property
+    def is_streaming(self) -> bool:
+        """Whether a prompt is being answered."""
+        return bool(self._busy) or self._session.agent.is_streaming
+
+    # -- prompting --------------------------------------------------------------------
+
+    async def prompt(
+        self,
+        text: str,
+        images: Sequence[ImageContent] | None = None,
+        *,
+        streaming_behavior: Literal["steer", "followUp"] | None = None,
+    ) -> AssistantMessage | None:
+        """Run ``text`` to the end (plugins' input hooks, slash commands, every turn);
+        the last answer (None when nothing was asked of the model: a slash command, an
+        input hook that handled it). An answer that failed has ``stop_reason``
+        ``"error"`` or ``"aborted"``. While a prompt runs, ``streaming_behavior`` says
+        how to queue this one (else it is an error)."""
+        from omp.runtime.modes import run_prompts
+
+        session = self._live()
+        if self.is_streaming:
+            if streaming_behavior is None:
+                raise OmpError(
+                    "the session is answering a prompt; wait for it, or pass "
+                    "streaming_behavior='steer' or 'followUp'"
+                )
+            self._queue(streaming_behavior, text, images)
+            return None
+        self._busy += 1
+        try:
+            answer: AssistantMessage | None = await run_prompts(
+                session, [text], list(images) if images else None
+            )
+        finally:
+            self._busy -= 1
+        return answer
+
+    async def steer(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
+        """Interrupt the running prompt: delivered after the current tool (the tools
+        still queued are skipped). When idle, the same as ``prompt``."""
+        await self._deliver("steer", text, images)
+
+    async def follow_up(self, text: str, images: Sequence[ImageContent] | None = None) -> None:
+        """Queue ``text`` for when the model would stop. When idle, the same as ``prompt``."""
+        await self._deliver("followUp", text, images)
+
+    async def _deliver(
+        self, how: Literal["steer", "followUp"], text: str, images: Sequence[ImageContent] | None
+    ) -> None:
+        self._live()
+        if self.is_streaming:
+            self._queue(how, text, images)
+        else:
+            await self.prompt(text, images)
+
+    def _queue(
+        self, how: Literal["steer", "followUp"], text: str, images: Sequence[ImageContent] | None
+    ) -> None:
+        from omp.agent.messages import TextContent, UserMessage
+
+        content: str | list[TextContent | ImageContent] = (
+            [TextContent(text=text), *images] if images else text
+        )
+        agent = self._session.agent
+        (agent.steer if how == "steer" else agent.queue_follow_up)(UserMessage(content=content))
+
+    def abort(self, reason: str | None = None) -> None:
+        """Stop the running prompt (its answer ends ``aborted``); safe from a listener.
+        A ``reason`` is announced as an error notice and kept in ``abort_reason``."""
+        self._session.abort(reason)
+
+    async def wait_for_idle(self) -> None:
+        """Wait until no prompt runs and nothing the session started is pending."""
+        await self._session.wait_for_idle()
+
+    @property
+    def abort_reason(self) -> str | None:
+        """Why the current or last prompt was aborted, when a plugin (``ctx.abort``)
+        or ``abort(reason)`` said; None otherwise."""
+        return self._session.abort_message
+
+    def usage_totals(self) -> UsageTotals:
+        """Tokens and dollars of every answer in the conversation."""
+        totals = self._session.usage_totals()
+        return UsageTotals(**totals)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Receive every event from now on; returns the function that unsubscribes."""
+        return self._session.subscribe(listener)
+
+    # -- model and thinking -----------------------------------------------------------
+
+    async def set_model(self, model: str | Model) -> None:
+        """Switch to ``model`` (a key, a pattern or a ``Model``) for the next request;
+        OmpError, saying why, when it is unknown or cannot be used."""
+        session = await self._started()
+        pattern = model if isinstance(model, str) else model.key
+        found = session.models.resolve(pattern)
+        reason = session.models.provider_of(found).unavailable_reason(session.settings.data)
+        if reason or not session.set_model(found.key):
+            raise OmpError(f"model {found.key} cannot be used: {reason or 'not available'}")
+
+    async def set_thinking_level(self, level: ThinkingLevel) -> None:
+        from omp.base.thinking import THINKING_LEVELS
+
+        if level not in THINKING_LEVELS:
+            raise OmpError(
+                f"unknown thinking level {level!r}; use one of " + ", ".join(THINKING_LEVELS)
+            )
+        (await self._started()).set_thinking_level(level)
+
+    # -- other sessions ---------------------------------------------------------------
+
+    async def new(self) -> SessionChange:
+        """Go on in a new, empty session (file-backed when this one is)."""
+        return _change(await (await self._started()).new_session())
+
+    async def switch(self, session_file: str | os.PathLike[str]) -> SessionChange:
+        """Go on in another saved session."""
+        return _change(await (await self._started()).switch_session(str(session_file)))
+
+    async def fork(
+        self, entry_id: str, position: Literal["before", "at"] = "before"
+    ) -> SessionChange:
+        """Go on in a new session holding this one's path up to ``entry_id`` (ending
+        before it, or ``at`` it)."""
+        return _change(await (await self._started()).fork(entry_id, position))
+
+    # -- the end ----------------------------------------------------------------------
+
+    async def dispose(self) -> None:
+        """End the session (``session_shutdown`` hooks run, the file is released).
+        Idempotent."""
+        if self._disposed:
+            return
+        self._disposed = True
+        await self._session.shutdown()
+
+    async def __aenter__(self) -> AgentSession:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.dispose()
+
+    def _live(self) -> RuntimeSession:
+        if self._disposed:
+            raise OmpError("the session was disposed")
+        return self._session
+
+    async def _started(self) -> RuntimeSession:
+        session = self._live()
+        await session.start()
+        return session
+
+
+def _change(outcome: Mapping[str, Any]) -> SessionChange:
+    return SessionChange(bool(outcome.get("cancelled")), outcome.get("editor_text"))
