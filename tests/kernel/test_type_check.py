@@ -120,3 +120,22 @@ def test_a_typo_fails_at_its_line(
     assert errors[0].startswith(f"{plugin.name}:{line}: error: "), errors[0]
     assert message in errors[0], errors[0]
     assert errors[0].endswith(f"[{code}]"), errors[0]
+
+
+def test_the_guides_plugin_code_type_checks(tmp_path: Path, mypy_cache: Path) -> None:
+    """PLUGINS.md's plugin and its test are what authors copy: they pass the same check,
+    laid out as the guide's project is (omp_my_gate/plugin.py and a test importing it)."""
+    import re
+
+    text = (ROOT / "PLUGINS.md").read_text(encoding="utf-8")
+    plugin, test = re.findall(r"```python\n(.*?)```", text, re.DOTALL)[:2]
+    assert "from omp_my_gate import plugin" in test
+    package = tmp_path / "omp_my_gate"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "plugin.py").write_text(plugin, encoding="utf-8")
+    for checked in (package / "plugin.py", tmp_path / "test_guide_gate.py"):
+        if checked.name.startswith("test_"):
+            checked.write_text(test, encoding="utf-8")
+        proc = mypy(checked, mypy_cache)
+        assert proc.returncode == 0, f"{checked.name}:\n{proc.stdout}"
