@@ -31,7 +31,7 @@ from typing import Any
 from startup_and_turns import user_env
 
 ROOT = Path(__file__).resolve().parents[1]
-DEMO = ROOT / "tests" / "plugins" / "mcp" / "demo_server.py"
+DEMO = ROOT / "plugins" / "mcp" / "tests" / "demo_server.py"
 GATE_MS = 250
 CALL_TARGET_MS = 2.0
 

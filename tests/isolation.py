@@ -34,7 +34,7 @@ def isolated_env(root: Path, agent_dir: Path | None = None) -> dict[str, str]:
         }
     )
     coverage_log = os.environ.get("OMP_HOOK_COVERAGE_LOG")
-    if coverage_log:  # the suite's hook coverage (tests/conftest.py)
+    if coverage_log:  # the suite's hook coverage (conftest.py)
         env["OMP_TRACE_PLUGINS"] = coverage_log
     return env
 

@@ -159,7 +159,7 @@ def split_events(data: bytes) -> list[bytes]:
 
 
 PROXY_SECRET = "sk-test-0123456789abcdefghijklmnop"
-"""The key of the ``proxy/coder`` provider of the ``proxy`` fixture (tests/conftest.py)."""
+"""The key of the ``proxy/coder`` provider of the ``proxy`` fixture (conftest.py)."""
 
 
 def chat_stream(text: str) -> bytes:

@@ -168,7 +168,7 @@ class OmpCli:
             }
         )
         coverage_log = os.environ.get("OMP_HOOK_COVERAGE_LOG")
-        if coverage_log:  # the suite's hook coverage (tests/conftest.py)
+        if coverage_log:  # the suite's hook coverage (conftest.py)
             self.env["OMP_TRACE_PLUGINS"] = coverage_log
         self.command = omp_command()
         self._scripts = 0

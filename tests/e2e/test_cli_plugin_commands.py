@@ -1,6 +1,6 @@
 """``omp plugin ...`` without pip: list, info, enable/disable, remove refusals, doctor,
 new, sync and the input it refuses (issue 11). Installing for real is in
-tests/plugin_manager/test_add_for_real.py."""
+plugins/plugin-manager/tests/test_add_for_real.py."""
 
 from __future__ import annotations
 

@@ -3,8 +3,9 @@ confirm"): a tool call the stream cut off never runs; a catastrophic regex is bo
 (by its time limit, and by Ctrl+C, which also ends its worker process); bash output is
 capped in what the model sees, the session file, the events and the artifact.
 
-The tool- and loop-level tests of the same guarantees: tests/providers/
-test_stream_faults.py, tests/tools/test_search_regex.py, tests/tools/test_bash_limits.py.
+The tool- and loop-level tests of the same guarantees: plugins/llm/tests/
+test_stream_faults.py, plugins/search/tests/test_search_regex.py,
+plugins/bash/tests/test_bash_limits.py.
 """
 
 from __future__ import annotations

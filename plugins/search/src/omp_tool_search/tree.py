@@ -1,6 +1,6 @@
 """The workspace tree of the pure-Python backend: a depth-limited listing of the
 ignore-aware walk with per-folder file counts (``ls`` with ``depth``). The natives
-backend gives the same lines (tests/natives/test_parity.py)."""
+backend gives the same lines (natives/tests/test_parity.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Fixtures shared by every test folder, and the hook-coverage check of the whole suite.
+"""Fixtures shared by every test folder (tests/, each plugin's plugins/<name>/tests and
+natives/tests), and the hook-coverage check of the whole suite.
 
 With ``OMP_HOOK_COVERAGE=1`` (``scripts/test`` sets it when it runs the whole suite),
 every hook call of every runtime the tests build, in process and in the ``omp``

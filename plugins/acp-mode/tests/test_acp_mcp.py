@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from acp import schema, text_block
 
-DEMO = Path(__file__).parents[1] / "mcp" / "demo_server.py"
+DEMO = Path(__file__).parents[2] / "mcp" / "tests" / "demo_server.py"
 
 
 def run(coro):

@@ -257,7 +257,7 @@ def test_a_missing_path_gets_the_closest_workspace_paths(omp_harness) -> None:
     typo, folder, unknown = events.of("tool_execution_end")
     text = "\n".join(block.text for block in typo.result["content"])
     assert typo.is_error and "Path not found" in text
-    assert text.splitlines()[-1].startswith("Did you mean: src/omp/plugin/manager.py")
+    assert text.splitlines()[-1].startswith("Did you mean: src/omp/plugin_manager.py")
     folder_text = folder.result["content"][-1].text
     assert folder_text.startswith("Did you mean: src/omp/") and folder.is_error
     assert "Did you mean" not in "\n".join(b.text for b in unknown.result["content"])

@@ -1,5 +1,5 @@
 """The natives backend answers every query exactly as the pure-Python backend does
-(tests/natives/natives_corpus.py is the shared corpus), and declines what it cannot
+(natives/tests/natives_corpus.py is the shared corpus), and declines what it cannot
 answer identically so that the pure-Python backend does."""
 
 from __future__ import annotations

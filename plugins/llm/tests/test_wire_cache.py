@@ -508,3 +508,126 @@ def test_the_unchanged_prefix_is_sent_as_the_same_pieces(
     built = sum(fresh_bytes[20:]) / 20
     assert built < body_bytes[-1] / 4, (fresh_bytes, body_bytes)  # a full copy: = body_bytes
     assert built < 6 * turn_bytes + 400, fresh_bytes  # blocks joined O(log n) times
+
+
+# -- the tool list -------------------------------------------------------------------------
+
+
+def test_the_tool_list_and_system_prompt_are_encoded_once(
+    api, replay_server, tmp_path, monkeypatch
+):
+    import omp_llm.body
+
+    encoded: list[bytes] = []
+    real = omp_llm.body.dumps
+
+    def recording(value):
+        out = real(value)
+        encoded.append(out)
+        return out
+
+    provider, model = provider_for(api, replay_server, tmp_path)
+    messages = conversation(model, 0)
+    tools = real(json.loads(from_scratch(api, model, messages))["tools"])
+    for n in range(4):
+        messages += turn(model, n)
+        expected = from_scratch(api, model, messages)
+        monkeypatch.setattr(omp_llm.body, "dumps", recording)
+        assert send(provider, model, messages, replay_server) == expected
+        monkeypatch.setattr(omp_llm.body, "dumps", real)
+    assert sum(1 for out in encoded if out == tools) == 1  # not once per request
+    assert sum(1 for out in encoded if b"You are omp." in out) == 1
+    other = [{**TOOLS[0], "description": "Read a file, again"}]
+    context = LlmContext("You are omp.", list(messages), other)
+    request = Request(provider, model, context, StreamOptions(settings=SETTINGS), KEY, {})
+    assert b"Read a file, again" in api.convert.prepare_request(request).encode()
+
+
+def test_a_handler_changing_a_tool_in_place_gets_it_sent(api, replay_server, tmp_path):
+    provider, model = provider_for(api, replay_server, tmp_path)
+    messages = conversation(model, 2)
+    plain = send(provider, model, messages, replay_server)
+    expected = json.loads(plain)
+
+    async def reader(payload):
+        json.loads(canonical(payload))  # reads every tool
+        return payload
+
+    async def editor(payload):
+        payload["tools"][0]["edited"] = "by a plugin ✓"
+        return payload
+
+    assert send(provider, model, messages, replay_server, on_payload=reader) == plain
+    expected["tools"][0]["edited"] = "by a plugin ✓"
+    assert send(provider, model, messages, replay_server, on_payload=editor) == canonical(expected)
+    assert send(provider, model, messages, replay_server) == plain  # the cached bytes held
+
+
+def test_a_fixed_field_is_reused_while_handlers_leave_it_unchanged():
+    from omp.agent.events import patched_payload
+    from omp_llm.body import PreparedBody
+
+    tools = [{"name": "a"}, {"name": "b"}]
+    body = PreparedBody({"model": "m", "tools": tools})
+    body.fixed["tools"] = b'"cached tools"'  # stands in for the tools: shows reuse
+    assert body.encode() == b'{"model":"m","tools":"cached tools"}'
+    view = body.view()
+    assert view["tools"][1] == {"name": "b"}  # read, not changed
+    patched = patched_payload(view, {"patch": {"temperature": 0}})
+    assert body.encode(patched) == b'{"model":"m","tools":"cached tools","temperature":0}'
+    view["tools"][1]["name"] = "c"  # changed in the handler's copy: encoded in full
+    assert body.encode(view) == b'{"model":"m","tools":[{"name":"a"},{"name":"c"}]}'
+    assert tools[1] == {"name": "b"}
+    view["tools"].append({"name": "d"})  # the list itself changed
+    assert body.encode(view).endswith(b'{"name":"d"}]}')
+    assert body.encode({"model": "m", "tools": list(tools)}).endswith(b'{"name":"b"}]}')
+    assert body.encode() == b'{"model":"m","tools":"cached tools"}'
+
+
+def test_the_sessions_secrets_are_told_the_key_once(replay_server, tmp_path):
+    from omp import Secrets
+
+    class Recording(Secrets):
+        def __init__(self) -> None:
+            super().__init__()
+            self.told: list[tuple[str, Any]] = []
+
+        def add(self, value: Any, label: str) -> None:
+            self.told.append((label, value))
+            super().add(value, label)
+
+    api = APIS[1]
+    provider, model = provider_for(api, replay_server, tmp_path)
+    provider.known_secrets = secrets = Recording()
+    messages = conversation(model, 1)
+    for _ in range(3):
+        send(provider, model, messages, replay_server)
+    assert secrets.told == [("openai:key", KEY)]
+    assert secrets.redact(f"key {KEY}") == "key [REDACTED:openai:key]"
+    provider.cli_api_key = other = "another-key-0123456789"
+    send(provider, model, messages, replay_server)
+    assert secrets.told[-1] == ("openai:key", other)
+
+
+def _edit_system(payload: dict[str, Any]) -> None:
+    if "system" in payload:
+        payload["system"][0]["text"] = "edited ✓"
+    elif "systemInstruction" in payload:
+        payload["systemInstruction"]["parts"][0]["text"] = "edited ✓"
+    else:
+        payload["messages" if "messages" in payload else "input"][0]["content"] = "edited ✓"
+
+
+def test_a_handler_changing_the_system_prompt_in_place_gets_it_sent(api, replay_server, tmp_path):
+    provider, model = provider_for(api, replay_server, tmp_path)
+    messages = conversation(model, 2)
+    plain = send(provider, model, messages, replay_server)
+    expected = json.loads(plain)
+    _edit_system(expected)
+
+    async def editor(payload):
+        _edit_system(payload)
+        return payload
+
+    assert send(provider, model, messages, replay_server, on_payload=editor) == canonical(expected)
+    assert send(provider, model, messages, replay_server) == plain

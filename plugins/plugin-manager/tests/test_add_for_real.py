@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 WHEELHOUSE = REPO / "build" / "wheelhouse"
 PROJECTS = ["kernel", "plugins/scripted", "plugins/plugin-manager"]
 TIMEOUT = 180

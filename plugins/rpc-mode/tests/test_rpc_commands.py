@@ -315,3 +315,14 @@ def test_available_commands_name_their_source_as_omp_does(fresh_rpc):
     assert commands["name"]["source"] == "extension"
     assert commands["greet"]["source"] == "file"
     assert commands["skill:tidy"]["source"] == "skill"
+
+
+def test_a_plugin_command_carries_its_own_source(fresh_rpc, tmp_path):
+    extension = tmp_path / "sourced.py"
+    extension.write_text(
+        "import omp\n\n\n@omp.hookimpl\ndef omp_register_commands(api):\n"
+        "    return [omp.Command('team-tidy', 'a team skill', lambda a, c: None, source='skill')]\n"
+    )
+    client = fresh_rpc("-e", str(extension))
+    commands = {c["name"]: c for c in client.ok("get_available_commands")["commands"]}
+    assert commands["team-tidy"]["source"] == "skill"
