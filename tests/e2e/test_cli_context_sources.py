@@ -99,3 +99,17 @@ def test_help_lists_the_flags(omp_cli):
     assert proc.returncode == 0
     for flag in FLAGS:
         assert flag in proc.stdout
+
+
+def test_the_plugin_is_listed_and_disabled_by_its_name(omp_cli, project):
+    listed = omp_cli("plugin", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    plugins = {p["name"]: p for p in json.loads(listed.stdout)}
+    assert plugins["context_sources"]["distribution"] == "omp-context-sources"
+    assert plugins["context_sources"]["enabled"] is True
+    disabled = omp_cli("plugin", "disable", "context_sources")
+    assert disabled.returncode == 0, disabled.stderr
+    seen = run(omp_cli, project)
+    assert "RULE-TEXT" not in seen["system"] and "SKILL-DESC" not in seen["system"]
+    assert "CONTEXT-FILE-TEXT" in seen["system"]  # the kernel's own source stays
+    assert seen["prompt"] == "/fix 7"  # no template: the text goes to the model as typed

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from doubles import texts
-from omp.runtime.templates import expand_template
+from omp_context_sources.templates import expand_template
 
 
 def template(folder: Path, name: str, text: str) -> Path:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import omp
 from doubles import texts
-from omp.base.frontmatter import split_front_matter, split_list
-from omp.runtime.rules import glob_matcher
+from omp_context_sources.frontmatter import split_front_matter, split_list
+from omp_context_sources.rules import glob_matcher
 
 
 def write(path: Path, text: str) -> Path:

@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from omp.agent.providers import Provider
 
+CommandSource = Literal["builtin", "extension", "file", "skill", "mcp_prompt"]
+"""Where a slash command comes from (``Command.source``)."""
+
 
 @dataclass(frozen=True)
 class Flag:
@@ -35,7 +38,10 @@ class RunMode:
     ``ctx.has_ui``; ``make_ui`` builds the mode's ``omp.runtime.ui.UI`` for the session. A mode
     that ``reads_stdin`` (a protocol server) owns stdin: piped input is never taken
     for a prompt. A mode that does not ``takes_prompts`` (its client sends them) is
-    refused prompt and ``@file`` arguments by the CLI before a session opens."""
+    refused prompt and ``@file`` arguments by the CLI before a session opens. With
+    ``public_session`` the session ``run`` gets is the public ``omp.AgentSession``;
+    without, it is the kernel's own session object, which is internal (the interactive
+    and RPC modes still take it) and will go."""
 
     name: str
     description: str
@@ -44,6 +50,7 @@ class RunMode:
     make_ui: Callable[[Any], Any] | None = None
     reads_stdin: bool = False
     takes_prompts: bool = True
+    public_session: bool = False
 
 
 @dataclass(frozen=True)
@@ -62,12 +69,16 @@ class Subcommand:
 @dataclass(frozen=True)
 class Command:
     """A slash command: ``/name args`` typed as input runs ``handler(args, ctx)``
-    (sync or async) with a command context instead of prompting the model."""
+    (sync or async) with a command context instead of prompting the model.
+    ``source`` says where it comes from, as omp's command lists do (RPC's
+    ``get_available_commands``): ``builtin``, ``extension`` (a plugin's own),
+    ``file`` (a prompt template), ``skill``, ``mcp_prompt``."""
 
     name: str
     description: str
     handler: Callable[[str, Any], Any]
     argument_hint: str | None = None
+    source: CommandSource = "extension"
 
 
 @dataclass(frozen=True)

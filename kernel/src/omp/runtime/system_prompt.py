@@ -5,8 +5,8 @@ Sections, in order: the harness prompt (``prompts/system.md``; replaced by a
 by the ``--system-prompt`` text over both), the tools, the context files
 (``AGENTS.md`` / ``CLAUDE.md``, unless switched off), then ``APPEND_SYSTEM.md`` (the
 agent directory's, then the project's) and the ``--append-system-prompt`` text, and a
-last line with the date and the working directory. Rules and skills
-(``omp.runtime.resources``) join after the context files when the session starts.
+last line with the date and the working directory. Plugins' sections (rules and
+skills, from omp-context-sources) go after the context files (``with_prompt_sections``).
 
 The project's ``.omp`` folder is the nearest one from the working directory up to the
 repository root (``project_dirs``). SYSTEM.md and APPEND_SYSTEM.md are prompt text, so
@@ -207,6 +207,18 @@ def build_system_prompt(
     date = date or datetime.date.today().isoformat()
     sections.append(f"Current date: {date}\nCurrent working directory: {cwd}")
     return sections
+
+
+def with_prompt_sections(sections: list[str], added: list[str]) -> list[str]:
+    """``sections`` with ``added`` where a plugin's sections belong: after the context
+    files (or the tools), before the appended text and the date line."""
+    at = max(len(sections) - 1, 0)
+    for heading in (CONTEXT_HEADING, TOOLS_HEADING):
+        marks = [i for i, s in enumerate(sections) if s.startswith(heading)]
+        if marks:
+            at = marks[-1] + 1
+            break
+    return [*sections[:at], *added, *sections[at:]]
 
 
 def join_system_prompt(sections: list[str]) -> str:

@@ -46,7 +46,7 @@ def prompt_command(connection: Any, prompt: Any) -> Command:
 
     name = tool_name(connection.name, prompt.name)
     description = prompt.description or f"MCP prompt {prompt.name} of {connection.name}"
-    return Command(name, description, handler, argument_hint=hint or None)
+    return Command(name, description, handler, argument_hint=hint or None, source="mcp_prompt")
 
 
 def parse_arguments(args: str, names: list[str]) -> dict[str, str]:

@@ -5,19 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-SOURCES = {
-    "omp.runtime.compactor": "builtin",
-    "omp.runtime.templates": "file",
-    "omp.runtime.skills": "skill",
-    "omp_mcp.prompts": "mcp_prompt",
-}
-"""Where a command comes from (the module of its handler) -> omp's command ``source``;
-every other command is a plugin's: ``extension``."""
-
 
 def command_source(command: Any) -> str:
-    module = getattr(getattr(command, "handler", None), "__module__", "")
-    return SOURCES.get(module, "extension")
+    """omp's command ``source``: what the command says (``omp.Command.source``)."""
+    return getattr(command, "source", None) or "extension"
 
 
 def available_commands(session: Any) -> list[dict[str, Any]]:

@@ -2,7 +2,7 @@
 
 Read from ``.omp/rules/*.md`` and the files other agents' users already have
 (``.cursor/rules/*.mdc``, ``.cursorrules``, ``.windsurf/rules/``, ``.clinerules``,
-``.github/copilot-instructions.md``; ``omp.runtime.resources`` lists where), plus the paths
+``.github/copilot-instructions.md``; ``omp_context_sources.discovery`` lists where), plus the paths
 plugins return from resources_discover. A rule's front matter decides how it applies:
 
 * ``alwaysApply: true`` (Windsurf: ``trigger: always_on``), or no front matter at all:
@@ -29,14 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pluggy
-
-from omp.base.frontmatter import split_front_matter, split_list, truthy
+from omp_context_sources.frontmatter import split_front_matter, split_list, truthy
 
 RULES_HEADING = "# Rules"
-hookimpl = pluggy.HookimplMarker("omp")
-"""The kernel's own marker (the public ``omp.hookimpl`` is the same project's)."""
-STATE_KEY = "omp.rules"
 _MARK = re.compile(r'<rule name="([^"]+)"')
 
 
@@ -217,31 +212,3 @@ def given_rule_names(messages: Iterable[Any]) -> set[str]:
             if '<rule name="' in text:
                 names.update(_MARK.findall(text))
     return names
-
-
-class RulesPlugin:
-    """The kernel's tool_result handler that attaches glob rules (registered once per
-    plugin manager by ``omp.runtime.resources``; each session's rules live in ``ctx.state``)."""
-
-    NAME = "omp.rules"
-
-    @hookimpl(trylast=True)
-    def omp_tool_result(self, event: Any, ctx: Any) -> Any:
-        attacher = ctx.state.get(STATE_KEY)
-        if attacher is None or event.is_error:
-            return None
-        raw = event.input.get("path") or event.input.get("file_path")
-        if not isinstance(raw, str) or not raw:
-            return None
-        text = attacher.text_for(raw)
-        if text is None:
-            return None
-        from omp.agent.messages import TextContent
-
-        return {"content": [*event.content, TextContent(text=text)]}
-
-    @hookimpl
-    def omp_session_compact(self, ctx: Any) -> None:
-        attacher = ctx.state.get(STATE_KEY)
-        if attacher is not None:
-            attacher.given.clear()  # the summary does not carry the rules' text

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from omp.base.frontmatter import split_front_matter, truthy
-from omp.plugin.contrib import Command
+from omp import Command
+
+from omp_context_sources.frontmatter import split_front_matter, truthy
 
 SKILLS_HEADING = "# Skills"
 
@@ -48,7 +49,7 @@ def skill_command(skill: Skill) -> Command:
         await ctx.prompt(f"{text}\n\n{args}" if args else text, literal=True)
 
     about = skill.description or f"the skill {skill.path}"
-    return Command(f"skill:{skill.name}", about, run)
+    return Command(f"skill:{skill.name}", about, run, source="skill")
 
 
 def skills_section(skills: list[Skill]) -> str | None:

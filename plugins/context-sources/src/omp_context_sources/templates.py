@@ -15,8 +15,9 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from omp.base.frontmatter import split_front_matter
-from omp.plugin.contrib import Command
+from omp import Command
+
+from omp_context_sources.frontmatter import split_front_matter
 
 _PLACEHOLDER = re.compile(r"\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@|\$(\d+)")
 
@@ -64,4 +65,4 @@ def template_command(path: Path, text: str) -> Command:
             return
         await ctx.prompt(expand_template(split_front_matter(current)[1], args), literal=True)
 
-    return Command(path.stem, " ".join(description.split()), run)
+    return Command(path.stem, " ".join(description.split()), run, source="file")
