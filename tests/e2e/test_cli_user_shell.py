@@ -38,3 +38,13 @@ def test_json_mode_shows_the_execution_and_the_session_keeps_it(omp_cli):
     [session] = omp_cli.session_files()
     stored = omp_cli.messages_of(omp_cli.read_session(session), "bashExecution")
     assert stored[0]["output"] == "hi-from-shell\n"
+
+
+def test_without_the_user_shell_plugin_a_bang_command_is_neither_run_nor_sent(omp_cli):
+    script = omp_cli.script(ANSWER)
+    env = {"OMP_DISABLED_PLUGINS": "user_shell"}
+    proc = omp_cli("-p", "--script", script, "!touch never-created", env=env)
+    assert not (omp_cli.cwd / "never-created").exists()
+    assert proc.stdout == ""  # the model was never asked
+    assert "no user shell plugin is installed: the bash command was not run" in proc.stderr
+    assert "Traceback" not in proc.stderr

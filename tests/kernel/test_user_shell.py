@@ -92,3 +92,29 @@ def test_an_empty_command_says_so_and_runs_nothing(make_session, omp_harness):
     log = omp_harness.run(session, "!  ")
     assert _executions(log, "bashExecution") == [] and provider.requests == []
     assert any("nothing to run" in e.message for e in log.of("notice"))
+
+
+def test_without_a_user_shell_plugin_nothing_runs_and_nothing_reaches_the_model(
+    make_session, omp_harness
+):
+    session, provider = make_session([{"text": "ok"}], builtins=[])
+    log = omp_harness.run(session, "!touch never-created", "$$print(1)")
+    assert not (omp_harness.cwd / "never-created").exists()
+    assert _executions(log, "bashExecution") == _executions(log, "pythonExecution") == []
+    assert provider.requests == []
+    notices = [e.message for e in log.of("notice")]
+    assert [n for n in notices if "no user shell plugin is installed" in n] == [
+        "no user shell plugin is installed: the bash command was not run",
+        "no user shell plugin is installed: the python command was not run",
+    ]
+
+
+def test_a_command_outlasting_the_hook_time_limit_still_finishes(
+    make_session, omp_harness, monkeypatch
+):
+    monkeypatch.setenv("OMP_SETTINGS", '{"hookTimeoutMs": 100}')
+    session, _ = make_session([])
+    log = omp_harness.run(session, "!sleep 0.4; echo done")
+    [run] = _executions(log, "bashExecution")
+    assert run.output == "done\n" and run.exit_code == 0
+    assert not log.of("extension_error")

@@ -115,6 +115,7 @@ class HookDispatcher:
         self._report_error = report_error
         self.timeouts = timeouts or HookTimeouts()
         self._rules: dict[str, HookRule] = dict(RULES)
+        self._untimed = frozenset(name for name, rule in RULES.items() if not rule.timed)
 
     def _impls(self, hook_name: str) -> tuple[list[pluggy.HookImpl], list[pluggy.HookImpl]]:
         """(wrappers, plain implementations), each in pluggy's call order."""
@@ -129,7 +130,7 @@ class HookDispatcher:
 
     async def _invoke(self, impl: pluggy.HookImpl, hook_name: str, kwargs: dict[str, Any]) -> Any:
         """One handler's result; raises _Failed with whatever it raised (or its timeout)."""
-        limit = self.timeouts.of(hook_name)
+        limit = None if hook_name in self._untimed else self.timeouts.of(hook_name)
         try:
             arguments = {n: kwargs[n] for n in impl.argnames}
             if inspect.iscoroutinefunction(impl.function):  # making it cannot block: no timer

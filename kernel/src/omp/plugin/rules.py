@@ -57,6 +57,9 @@ class HookRule:
     shallow copy)."""
     finish: Callable[[Any], None] | None = None
     """chain only: run on the patched event once every handler ran."""
+    timed: bool = True
+    """False: handlers run without the hook time limit (they do the user's own work,
+    which the user waits for and can abort)."""
 
     def model(self) -> type[BaseModel] | None:
         """The result model class, or None."""

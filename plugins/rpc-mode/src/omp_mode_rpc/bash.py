@@ -1,6 +1,7 @@
 """``bash`` and ``abort_bash`` (§2.3): one user command at a time or several, each in
-the background so ``abort_bash`` (or any command) can overtake it; the command and its
-output join the conversation as a ``bashExecution`` message, and the response is omp's
+the background so ``abort_bash`` (or any command) can overtake it; the command runs as
+a ``!cmd`` typed at the prompt does (``omp.run_user_shell``: the user shell plugin runs
+it, the kernel adds its ``bashExecution`` message), and the response is omp's
 BashResult."""
 
 from __future__ import annotations
@@ -47,11 +48,6 @@ class UserBash:
         finally:
             self._signals.discard(signal)
         message = run.message
-        agent = self.session.agent
-        if agent.is_streaming:
-            agent.steer(message)
-        else:
-            await agent.add_message(message)
         output = message.output
         result = {
             "output": output,

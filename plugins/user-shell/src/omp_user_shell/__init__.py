@@ -1,0 +1,1 @@
+"""The user shell: ``!cmd`` / ``$code`` typed at the prompt (see plugin.py)."""
