@@ -157,7 +157,14 @@ def test_installed_from_wheels_not_from_the_checkout(dist: Distribution) -> None
     assert freeze.returncode == 0, freeze.stderr
     names = {p["name"].lower().replace("_", "-") for p in json.loads(freeze.stdout)}
     assert {"my-omp", "omp-kernel", "omp-scripted", "omp-tool-read", "omp-mode-print"} <= names
-    assert not names & {"omp", "omp-mode-json"}
+    assert not names & {
+        "omp",
+        "omp-mode-json",
+        "omp-llm",
+        "omp-compaction",
+        "omp-context-sources",
+        "omp-user-shell",
+    }
 
 
 def test_heavy_libraries_are_absent(dist: Distribution) -> None:
@@ -214,3 +221,21 @@ def test_json_mode_is_not_installed(dist: Distribution) -> None:
     assert len(lines) == 1, proc.stderr
     assert "json" in lines[0] and "not installed" in lines[0], lines[0]
     assert proc.stdout == ""
+
+
+def test_features_left_out_say_so_instead_of_running(dist: Distribution) -> None:
+    """Without the user-shell and compaction plugins, `!cmd` is neither run nor sent to the
+    model, and /compact says which plugin is missing."""
+    script = dist.work / "quiet.jsonl"
+    script.write_text(json.dumps({"text": "the model was asked"}) + "\n", encoding="utf-8")
+    marker = dist.work / "ran.txt"
+
+    shell = dist.run(dist.omp, "-p", f"!touch {marker}", "--script", script)
+    assert "no user shell plugin is installed" in shell.stderr, shell.stderr
+    assert not marker.exists()
+    assert "the model was asked" not in shell.stdout
+    assert "Traceback" not in shell.stderr
+
+    compact = dist.run(dist.omp, "-p", "/compact", "--script", script)
+    assert "no compaction plugin is installed" in compact.stdout + compact.stderr
+    assert "Traceback" not in compact.stderr

@@ -315,7 +315,7 @@ def test_a_prompt_larger_than_the_window_can_be_attached(omp_harness, tmp_path):
 def test_the_usage_check_before_each_request_does_not_walk_the_conversation():
     """It runs before every request: at turn 1,000 it must not touch every message."""
     from omp.agent.messages import AssistantMessage, CompactionSummaryMessage, Usage, UserMessage
-    from omp.runtime.compaction import _fresh_usage
+    from omp_compaction.compaction import _fresh_usage
 
     class Watched(list):
         reads = 0

@@ -114,8 +114,8 @@ def test_pruning_can_be_switched_off(omp_harness, tmp_path):
 
 def test_read_results_are_never_pruned(omp_harness, tmp_path):
     from omp.agent.messages import ToolResultMessage
-    from omp.runtime.compaction import TokenCounter
-    from omp.runtime.pruning import prune_tool_outputs
+    from omp_compaction.compaction import TokenCounter
+    from omp_compaction.pruning import prune_tool_outputs
 
     def result(name: str, n: int) -> ToolResultMessage:
         return ToolResultMessage(

@@ -106,7 +106,7 @@ def test_the_largest_results_of_an_oversize_turn_move_to_artifacts_and_read_back
 
 
 def test_compaction_never_reports_a_bigger_context(omp_harness, tmp_path):
-    from omp.runtime.compaction import TokenCounter, context_tokens
+    from omp_compaction.compaction import TokenCounter, context_tokens
 
     _settings(omp_harness, pruneToolOutputs=False)
     calls = {"calls": [("report", {"n": n, "words": 700}) for n in range(30)]}  # ~21,000

@@ -4,7 +4,7 @@ separately, and the compaction's summary holds both."""
 
 from __future__ import annotations
 
-from omp.runtime.compaction import TokenCounter, prepare
+from omp_compaction.compaction import TokenCounter, prepare
 from test_compaction import GOAL, Worker, _lines, _session, _settings
 
 EARLIER = "Earlier: the user asked for a changelog entry first."
@@ -70,8 +70,8 @@ def test_preparation_marks_the_split_and_keeps_whole_turns_apart():
 
 def test_a_second_split_of_the_same_turn_merges_its_turn_context_instead_of_stacking():
     from omp.agent.messages import UserMessage
-    from omp.runtime.compaction import Preparation
-    from omp.runtime.compaction_prompt import (
+    from omp_compaction.compaction import Preparation
+    from omp_compaction.compaction_prompt import (
         SPLIT_TURN_HEADING,
         join_split_summary,
         split_previous,

@@ -30,6 +30,7 @@ _EXPORTS: dict[str, str] = {
     "rendered_text": "omp.runtime.tool_render:plain_text",
     "Scope": "omp.runtime.scope",
     "Command": "omp.plugin.contrib",
+    "CommandSource": "omp.plugin.contrib",
     "Subcommand": "omp.plugin.contrib",
     "Flag": "omp.plugin.contrib",
     "RunMode": "omp.plugin.contrib",
@@ -77,6 +78,8 @@ _EXPORTS: dict[str, str] = {
     "SessionChange": "omp.runtime.sdk_session",
     "UsageTotals": "omp.runtime.sdk_session",
     "Listener": "omp.runtime.sdk_session",
+    "ApprovalMode": "omp.runtime.sdk_session",
+    "ApprovalGate": "omp.runtime.sdk_session",
     "complete": "omp.runtime.completion",
     "stream_completion": "omp.runtime.completion",
     "serialize_conversation": "omp.runtime.completion",
@@ -145,12 +148,23 @@ _EXPORTS: dict[str, str] = {
     "SessionStopDecision": "omp.agent.events",
     "ResourcesPatch": "omp.agent.events",
     "ExecutionOverride": "omp.agent.events",
+    "UserShellRun": "omp.agent.events",
     # Errors
     "OmpError": "omp.base.errors",
     "UsageError": "omp.base.errors",
     "RuntimeNotReadyError": "omp.base.errors",
-    "CompactionError": "omp.runtime.compactor",
-    "CompactionCancelled": "omp.runtime.compactor",
+    "CompactionError": "omp.runtime.compaction",
+    "CompactionCancelled": "omp.runtime.compaction",
+    "CompactionService": "omp.runtime.compaction",
+    "CompactionSession": "omp.runtime.compaction",
+    "CompactionOutcome": "omp.agent.host",
+    "BeforeRequestEvent": "omp.agent.events",
+    "ContextOverflowEvent": "omp.agent.events",
+    "CompactionServiceEvent": "omp.agent.events",
+    "RequestDecision": "omp.agent.events",
+    "OverflowDecision": "omp.agent.events",
+    "CompactionServiceResult": "omp.agent.events",
+    "context_message": "omp.session.file",
     "RunStopped": "omp.runtime.signals:Stopped",
     "STOP_SIGNALS": "omp.runtime.signals:HANDLED",
     "UnknownHookError": "omp.plugin.dispatch",
@@ -176,8 +190,8 @@ _EXPORTS: dict[str, str] = {
     "THINKING_LEVELS": "omp.base.thinking",
     "thinking_levels": "omp.base.thinking",
     "next_thinking_level": "omp.base.thinking",
-    "describe_compaction": "omp.runtime.compactor:describe",
-    "run_user_shell": "omp.runtime.user_shell:execute",
+    "describe_compaction": "omp.runtime.compaction:describe",
+    "run_user_shell": "omp.runtime.user_shell",
     "set_session_name": "omp.runtime.actions",
     # Files, processes and secrets
     "write_file": "omp.config.atomic_write",
@@ -190,11 +204,13 @@ _EXPORTS: dict[str, str] = {
     "known_secrets": "omp.config.secrets",
     "CREDENTIAL_NAME": "omp.config.secrets",
     "ENV_SECRET_NAME": "omp.config.secrets",
-    "count_tokens": "omp.base.tokens:count",
+    "count_tokens": "omp.runtime.compaction:estimate_tokens",
     "CopyOnRead": "omp.base.copying",
     # Settings and project trust
     "Settings": "omp.config.settings",
     "agent_dir": "omp.config.settings",
+    "project_dirs": "omp.runtime.system_prompt",
+    "with_prompt_sections": "omp.runtime.system_prompt",
     "user_settings_path": "omp.config.settings",
     "project_settings_path": "omp.config.settings",
     "load_settings": "omp.config.settings",
@@ -227,14 +243,11 @@ _EXPORTS: dict[str, str] = {
     "list_all_sessions": "omp.session.listing",
     # Running sessions (the runtime a run mode or embedder builds)
     "Runtime": "omp.runtime.bootstrap",
-    "SessionOptions": "omp.runtime.bootstrap",
     "RUNTIME_KINDS": "omp.runtime.bootstrap",
     "load_runtime": "omp.runtime.bootstrap",
-    "open_session": "omp.runtime.bootstrap",
     "is_session_path": "omp.runtime.bootstrap",
     "provider_configs": "omp.runtime.bootstrap",
     "provider_config_problems": "omp.runtime.bootstrap",
-    "run_prompts": "omp.runtime.modes",
     "parse_cli_args": "omp.cli.args:parse",
     "check_extension_path": "omp.cli.paths",
     # Plugins and their distributions
@@ -274,6 +287,7 @@ if TYPE_CHECKING:
     from omp.runtime.scope import Scope as Scope
     from omp.plugin.contrib import (
         Command as Command,
+        CommandSource as CommandSource,
         Subcommand as Subcommand,
         Flag as Flag,
         RunMode as RunMode,
@@ -333,6 +347,8 @@ if TYPE_CHECKING:
         SessionChange as SessionChange,
         UsageTotals as UsageTotals,
         Listener as Listener,
+        ApprovalMode as ApprovalMode,
+        ApprovalGate as ApprovalGate,
     )
     from omp.runtime.completion import (
         complete as complete,
@@ -406,6 +422,7 @@ if TYPE_CHECKING:
         SessionStopDecision as SessionStopDecision,
         ResourcesPatch as ResourcesPatch,
         ExecutionOverride as ExecutionOverride,
+        UserShellRun as UserShellRun,
     )
 
     # Errors
@@ -414,7 +431,19 @@ if TYPE_CHECKING:
         UsageError as UsageError,
         RuntimeNotReadyError as RuntimeNotReadyError,
     )
-    from omp.runtime.compactor import (
+    from omp.agent.events import (
+        BeforeRequestEvent as BeforeRequestEvent,
+        CompactionServiceEvent as CompactionServiceEvent,
+        CompactionServiceResult as CompactionServiceResult,
+        ContextOverflowEvent as ContextOverflowEvent,
+        OverflowDecision as OverflowDecision,
+        RequestDecision as RequestDecision,
+    )
+    from omp.agent.host import CompactionOutcome as CompactionOutcome
+    from omp.session.file import context_message as context_message
+    from omp.runtime.compaction import (
+        CompactionService as CompactionService,
+        CompactionSession as CompactionSession,
         CompactionError as CompactionError,
         CompactionCancelled as CompactionCancelled,
     )
@@ -443,8 +472,8 @@ if TYPE_CHECKING:
         thinking_levels as thinking_levels,
         next_thinking_level as next_thinking_level,
     )
-    from omp.runtime.compactor import describe as describe_compaction
-    from omp.runtime.user_shell import execute as run_user_shell
+    from omp.runtime.compaction import describe as describe_compaction
+    from omp.runtime.user_shell import run_user_shell as run_user_shell
     from omp.runtime.actions import set_session_name as set_session_name
 
     # Files, processes and secrets
@@ -464,10 +493,14 @@ if TYPE_CHECKING:
         CREDENTIAL_NAME as CREDENTIAL_NAME,
         ENV_SECRET_NAME as ENV_SECRET_NAME,
     )
-    from omp.base.tokens import count as count_tokens
+    from omp.runtime.compaction import estimate_tokens as count_tokens
     from omp.base.copying import CopyOnRead as CopyOnRead
 
     # Settings and project trust
+    from omp.runtime.system_prompt import (
+        project_dirs as project_dirs,
+        with_prompt_sections as with_prompt_sections,
+    )
     from omp.config.settings import (
         Settings as Settings,
         agent_dir as agent_dir,
@@ -517,15 +550,12 @@ if TYPE_CHECKING:
     # Running sessions (the runtime a run mode or embedder builds)
     from omp.runtime.bootstrap import (
         Runtime as Runtime,
-        SessionOptions as SessionOptions,
         RUNTIME_KINDS as RUNTIME_KINDS,
         load_runtime as load_runtime,
-        open_session as open_session,
         is_session_path as is_session_path,
         provider_configs as provider_configs,
         provider_config_problems as provider_config_problems,
     )
-    from omp.runtime.modes import run_prompts as run_prompts
     from omp.cli.args import parse as parse_cli_args
     from omp.cli.paths import check_extension_path as check_extension_path
 
@@ -586,6 +616,8 @@ __all__ = [
     "AgentMessage",
     "AgentSession",
     "AgentStartEvent",
+    "ApprovalGate",
+    "ApprovalMode",
     "ArtifactStore",
     "AssistantMessage",
     "AssistantStream",
@@ -597,16 +629,24 @@ __all__ = [
     "BeforeAgentStartEvent",
     "BeforeAgentStartPatch",
     "BeforeProviderRequestEvent",
+    "BeforeRequestEvent",
     "BranchSummaryMessage",
     "CallRenderer",
     "ChainOutcome",
     "Command",
     "CommandContext",
+    "CommandSource",
     "CompactingPatch",
     "CompactionCancelled",
     "CompactionError",
+    "CompactionOutcome",
+    "CompactionService",
+    "CompactionServiceEvent",
+    "CompactionServiceResult",
+    "CompactionSession",
     "CompactionSummaryMessage",
     "ContextEvent",
+    "ContextOverflowEvent",
     "ContextPatch",
     "CopyOnRead",
     "Cost",
@@ -643,6 +683,7 @@ __all__ = [
     "NullUI",
     "OmpAPI",
     "OmpError",
+    "OverflowDecision",
     "Provider",
     "ProviderConfigSource",
     "PythonExecutionMessage",
@@ -651,6 +692,7 @@ __all__ = [
     "Refusal",
     "Rendered",
     "Renderer",
+    "RequestDecision",
     "ResourcesDiscoverEvent",
     "ResourcesPatch",
     "ResultRenderer",
@@ -679,7 +721,6 @@ __all__ = [
     "SessionForkEvent",
     "SessionInfo",
     "SessionOpener",
-    "SessionOptions",
     "SessionShutdownEvent",
     "SessionStartEvent",
     "SessionStopDecision",
@@ -726,6 +767,7 @@ __all__ = [
     "UserBashEvent",
     "UserMessage",
     "UserPythonEvent",
+    "UserShellRun",
     "WireModel",
     "__version__",
     "agent_dir",
@@ -737,6 +779,7 @@ __all__ = [
     "combine",
     "complete",
     "content_text",
+    "context_message",
     "convert_to_llm",
     "count_tokens",
     "create_session",
@@ -756,10 +799,10 @@ __all__ = [
     "load_settings",
     "most_recent_session",
     "next_thinking_level",
-    "open_session",
     "parse_cli_args",
     "parse_message",
     "parse_setting_value",
+    "project_dirs",
     "project_extension_files",
     "project_settings_path",
     "provider_config_problems",
@@ -772,7 +815,6 @@ __all__ = [
     "requirement_on",
     "resolve_path",
     "resolve_setting",
-    "run_prompts",
     "run_user_shell",
     "save_setting",
     "search_backend_line",
@@ -790,5 +832,6 @@ __all__ = [
     "unset_setting",
     "untrack_process_group",
     "user_settings_path",
+    "with_prompt_sections",
     "write_file",
 ]

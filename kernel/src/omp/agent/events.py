@@ -13,7 +13,14 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from omp.agent.messages import AssistantMessage, ToolResultMessage, WireModel, now_ms
+from omp.agent.messages import (
+    AssistantMessage,
+    BashExecutionMessage,
+    PythonExecutionMessage,
+    ToolResultMessage,
+    WireModel,
+    now_ms,
+)
 
 
 class Event(WireModel):
@@ -504,6 +511,8 @@ class UserBashEvent(Event):
     command: str
     exclude_from_context: bool = False
     cwd: str
+    signal: Any = Field(default=None, exclude=True)
+    """An ``AbortSignal`` when the run can be aborted (RPC's ``abort_bash``), else None."""
 
 
 class UserPythonEvent(Event):
@@ -514,6 +523,8 @@ class UserPythonEvent(Event):
     code: str
     exclude_from_context: bool = False
     cwd: str
+    signal: Any = Field(default=None, exclude=True)
+    """An ``AbortSignal`` when the run can be aborted, else None."""
 
 
 SEARCH_KINDS = ("grep", "find", "tree")
@@ -530,6 +541,38 @@ class SearchEvent(Event):
     params: dict[str, Any] = Field(default_factory=dict)
     cwd: str
     on_partial: Any = Field(default=None, exclude=True)
+
+
+class BeforeRequestEvent(Event):
+    """Before each model request of a run: the conversation the request is built from
+    (``messages``, read-only), the ``model`` it goes to, and the ``session``
+    (``omp.CompactionSession``) for a compaction plugin to measure and compact."""
+
+    type: Literal["before_request"] = "before_request"
+    messages: list[Any] = Field(default_factory=list, exclude=True)
+    model: Any = Field(default=None, exclude=True)
+    session: Any = Field(default=None, exclude=True)
+
+
+class ContextOverflowEvent(Event):
+    """A model request failed because the context overflowed (``message``, the failed
+    response, is already the last of ``messages``); at most once per request.
+    ``session`` is the ``omp.CompactionSession``."""
+
+    type: Literal["context_overflow"] = "context_overflow"
+    message: Any = Field(default=None, exclude=True)
+    messages: list[Any] = Field(default_factory=list, exclude=True)
+    model: Any = Field(default=None, exclude=True)
+    session: Any = Field(default=None, exclude=True)
+
+
+class CompactionServiceEvent(Event):
+    """The session needs its compaction service (``/compact``, ``ctx.compact()``, a
+    ``/tree`` summary, the prompt-size check). ``session`` is the
+    ``omp.CompactionSession`` the service is for."""
+
+    type: Literal["compaction_service"] = "compaction_service"
+    session: Any = Field(default=None, exclude=True)
 
 
 class ResourcesDiscoverEvent(Event):
@@ -638,10 +681,45 @@ class ResourcesPatch(WireModel):
     rule_paths: list[str] | None = None
 
 
+class RequestDecision(WireModel):
+    """Returned from omp_before_request: ``messages`` replace the conversation the
+    request is built from (pruned, or compacted: the session file is the plugin's to
+    write); ``stop`` ends the run instead of sending (the plugin has said why)."""
+
+    messages: list[Any] | None = None
+    stop: bool = False
+
+
+class OverflowDecision(WireModel):
+    """Returned from omp_context_overflow: ``messages`` replace the conversation (the
+    compacted one); ``retry`` sends the failed request once more."""
+
+    messages: list[Any] | None = None
+    retry: bool = False
+
+
+class CompactionServiceResult(WireModel):
+    """Returned from omp_compaction_service: ``service``, an object with the methods of
+    ``omp.CompactionService``."""
+
+    service: Any = None
+
+
 class ExecutionOverride(WireModel):
     """Returned from omp_user_bash / omp_user_python: this result replaces execution."""
 
     result: Any = None
+
+
+class UserShellRun(WireModel):
+    """A user command as the user shell plugin (omp-user-shell) finishes it: the message
+    to record (output cut to its tail, secrets hidden) and the size of the full output.
+    It is the ``result`` of omp_user_bash / omp_user_python once that plugin's wrapper
+    has shaped whatever handler ran the command."""
+
+    message: BashExecutionMessage | PythonExecutionMessage
+    total_lines: int = 0
+    total_bytes: int = 0
 
 
 def patched_payload(payload: Any, result: Any) -> Any:

@@ -22,7 +22,11 @@ if TYPE_CHECKING:
         AutoRetryStartEvent,
         BeforeAgentStartEvent,
         BeforeProviderRequestEvent,
+        BeforeRequestEvent,
+        CompactionServiceEvent,
+        CompactionServiceResult,
         ContextEvent,
+        ContextOverflowEvent,
         CredentialDisabledEvent,
         Event,
         ExecutionOverride,
@@ -32,6 +36,8 @@ if TYPE_CHECKING:
         MessageStartEvent,
         MessageUpdateEvent,
         ModelSelectEvent,
+        OverflowDecision,
+        RequestDecision,
         ResourcesDiscoverEvent,
         RetryFallbackAppliedEvent,
         RetryFallbackSucceededEvent,
@@ -112,6 +118,9 @@ EVENT_HOOKS = frozenset(
         "omp_user_bash",
         "omp_user_python",
         "omp_search",
+        "omp_before_request",
+        "omp_context_overflow",
+        "omp_compaction_service",
         "omp_auto_compaction_start",
         "omp_auto_compaction_end",
         "omp_auto_retry_start",
@@ -327,14 +336,17 @@ class Hooks:
     async def user_bash(self, event: UserBashEvent) -> ExecutionOverride | None:
         """The user typed a shell command as a prompt: ``!cmd`` (its output joins the
         conversation as a bashExecution message) or ``!!cmd`` (shown, kept out of the
-        model's context).
+        model's context); RPC's ``bash`` command too. The kernel only dispatches it: the
+        user shell plugin (omp-user-shell) runs the command (``trylast``) and shapes the
+        winning result (a wrapper); without that plugin nothing runs and the user is told.
         """
         result = await self._call("omp_user_bash", event)
         return cast("ExecutionOverride | None", result)
 
     async def user_python(self, event: UserPythonEvent) -> ExecutionOverride | None:
         """The user typed Python as a prompt: ``$code`` (a pythonExecution message joins the
-        conversation) or ``$$code`` (shown, kept out of the model's context).
+        conversation) or ``$$code`` (shown, kept out of the model's context). Dispatched as
+        omp_user_bash is.
         """
         result = await self._call("omp_user_python", event)
         return cast("ExecutionOverride | None", result)
@@ -343,6 +355,23 @@ class Hooks:
         """A tool needs a grep, find or tree search (``ctx.search``)."""
         result = await self._call("omp_search", event)
         return cast("ExecutionOverride | None", result)
+
+    async def before_request(self, event: BeforeRequestEvent) -> RequestDecision | None:
+        """The loop is about to send a model request (omp-compaction prunes and compacts here)."""
+        result = await self._call("omp_before_request", event)
+        return cast("RequestDecision | None", result)
+
+    async def context_overflow(self, event: ContextOverflowEvent) -> OverflowDecision | None:
+        """A model request failed because the context overflowed."""
+        result = await self._call("omp_context_overflow", event)
+        return cast("OverflowDecision | None", result)
+
+    async def compaction_service(
+        self, event: CompactionServiceEvent
+    ) -> CompactionServiceResult | None:
+        """The session asks for its compaction service (``omp.CompactionService``)."""
+        result = await self._call("omp_compaction_service", event)
+        return cast("CompactionServiceResult | None", result)
 
     async def auto_compaction_start(self, event: AutoCompactionStartEvent) -> None:
         """Automatic compaction started."""

@@ -57,7 +57,10 @@ if TYPE_CHECKING:
         AutoRetryStartEvent,
         BeforeAgentStartEvent,
         BeforeProviderRequestEvent,
+        BeforeRequestEvent,
+        CompactionServiceEvent,
         ContextEvent,
+        ContextOverflowEvent,
         CredentialDisabledEvent,
         InputEvent,
         McpNotificationEvent,
@@ -112,17 +115,18 @@ def combine(
     patch: hookrules.Patch | None = None,
     start: Callable[[Any], Any] | None = None,
     finish: Callable[[Any], None] | None = None,
+    timed: bool = True,
 ) -> Callable[[F], F]:
     """Declare how the results of an event hook's implementations combine: the kind
     (one of ``RULES``, described in this module's docstring), the result model handlers
     return (its name in ``omp.agent.events``) and, for a chain, the patch that applies one
-    result (``omp.plugin.rules``). ``omp.plugin.dispatch`` reads it; a third party's spec may
-    declare its own."""
+    result (``omp.plugin.rules``); ``timed=False`` lifts the handlers' time limit.
+    ``omp.plugin.dispatch`` reads it; a third party's spec may declare its own."""
     if kind not in RULES:
         raise ValueError(f"unknown combination rule {kind!r}")
     if kind == "chain" and patch is None:
         raise ValueError("a chain rule needs a patch")
-    rule = hookrules.HookRule(kind, result, patch, start, finish)
+    rule = hookrules.HookRule(kind, result, patch, start, finish, timed)
 
     def mark(spec: F) -> F:
         spec.omp_rule = rule  # type: ignore[attr-defined]
@@ -852,36 +856,42 @@ def omp_mcp_notification(event: McpNotificationEvent, ctx: HandlerContext, api: 
 
 
 @hookspec
-@combine("first_result", result="ExecutionOverride")
+@combine("first_result", result="ExecutionOverride", timed=False)
 def omp_user_bash(event: UserBashEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """The user typed a shell command as a prompt: ``!cmd`` (its output joins the
     conversation as a bashExecution message) or ``!!cmd`` (shown, kept out of the
-    model's context).
+    model's context); RPC's ``bash`` command too. The kernel only dispatches it: the
+    user shell plugin (omp-user-shell) runs the command (``trylast``) and shapes the
+    winning result (a wrapper); without that plugin nothing runs and the user is told.
 
-    When: in every mode, after the input hooks and before the command runs.
+    When: in every mode, after the input hooks; handlers run the command, so they have
+    no time limit (the user waits for it and can abort it).
     Args: ``event`` (UserBashEvent: command, exclude_from_context - True for ``!!`` -
-    and cwd).
+    cwd, and signal - an ``AbortSignal`` when the run can be aborted, else None).
     Returns: ``{"result": {...}}`` to run it yourself (a remote shell, say): an
     ``api.exec`` result or a dict with ``stdout``, ``stderr``, ``code``, ``killed``
-    (or ``output``, ``exit_code``, ``cancelled``); or None to run it locally.
-    Combination: the first result wins.
+    (or ``output``, ``exit_code``, ``cancelled``); or None to let it run locally.
+    Combination: the first result wins; a wrapper may reshape it (omp-user-shell's
+    makes it a ``UserShellRun``, which the kernel records).
     Raising: reported as ``extension_error``; treated as no result.
     """
 
 
 @hookspec
-@combine("first_result", result="ExecutionOverride")
+@combine("first_result", result="ExecutionOverride", timed=False)
 def omp_user_python(event: UserPythonEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     """The user typed Python as a prompt: ``$code`` (a pythonExecution message joins the
-    conversation) or ``$$code`` (shown, kept out of the model's context).
+    conversation) or ``$$code`` (shown, kept out of the model's context). Dispatched
+    as omp_user_bash is.
 
-    When: in every mode, after the input hooks and before the code runs (by default
-    as ``python3 -c``: this project has no Python REPL of its own).
+    When: in every mode, after the input hooks; handlers have no time limit. By
+    default omp-user-shell runs the code as ``python3 -c`` (this project has no Python
+    REPL of its own).
     Args: ``event`` (UserPythonEvent: code, exclude_from_context - True for ``$$`` -
-    and cwd).
+    cwd, and signal - an ``AbortSignal`` or None).
     Returns: ``{"result": {...}}`` to run it yourself (a kernel, say), in the shapes
-    omp_user_bash accepts; or None to run it with python3.
-    Combination: the first result wins.
+    omp_user_bash accepts; or None to let it run with python3.
+    Combination: the first result wins; a wrapper may reshape it, as for omp_user_bash.
     Raising: reported as ``extension_error``; treated as no result.
     """
 
@@ -903,6 +913,60 @@ def omp_search(event: SearchEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
     Combination: the first backend that answers wins, so a faster one
     (the natives plugin) takes over by registering ``tryfirst`` and the pure-Python
     backend sits ``trylast``.
+    Raising: reported as ``extension_error``; treated as no result.
+    """
+
+
+# -- compaction: the loop's questions, answered by a compaction plugin ---------------
+
+
+@hookspec
+@combine("first_result", result="RequestDecision", timed=False)
+def omp_before_request(event: BeforeRequestEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """The loop is about to send a model request (omp-compaction prunes and compacts here).
+
+    When: before each model request of a run, once its conversation is final.
+    Args: ``event`` (BeforeRequestEvent: messages - the conversation, read-only -,
+    model, session).
+    Returns: a RequestDecision - ``{"messages": [...]}`` to build the request from those
+    instead (the loop keeps them), ``{"stop": True}`` to end the run without sending (say
+    why first) - or None to send the conversation as it is.
+    Combination: the first handler that returns a decision wins; later ones are not
+    called. Handlers have no time limit (a compaction asks a model).
+    Raising: reported as ``extension_error``; the request is sent as it is.
+    """
+
+
+@hookspec
+@combine("first_result", result="OverflowDecision", timed=False)
+def omp_context_overflow(event: ContextOverflowEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """A model request failed because the context overflowed.
+
+    When: after a failed response the provider marked (or worded) as a context overflow,
+    at most once per request. Without a handler the failure is the run's error.
+    Args: ``event`` (ContextOverflowEvent: message - the failed response, already last
+    in messages -, messages, model, session).
+    Returns: an OverflowDecision - ``{"messages": [...], "retry": True}`` to go on with
+    the compacted conversation and send the request again - or None to leave the error.
+    Combination: the first handler that returns a decision wins. Handlers have no time
+    limit.
+    Raising: reported as ``extension_error``; the error stands.
+    """
+
+
+@hookspec
+@combine("first_result", result="CompactionServiceResult")
+def omp_compaction_service(event: CompactionServiceEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """The session asks for its compaction service (``omp.CompactionService``).
+
+    When: each time the session compacts on demand (``/compact``, ``ctx.compact()``,
+    RPC ``compact``), summarises an abandoned ``/tree`` branch, or checks a prompt's size
+    before sending it. Args: ``event`` (CompactionServiceEvent: session).
+    Returns: ``{"service": obj}``, an object with the methods of
+    ``omp.CompactionService`` (keep one per session, in ``ctx.state``); None to offer
+    none. Without one, compacting on demand and branch summaries are a one-line "no
+    compaction plugin is installed" error and prompts are sent as they are.
+    Combination: the first service returned wins; later handlers are not called.
     Raising: reported as ``extension_error``; treated as no result.
     """
 
@@ -1001,16 +1065,18 @@ def omp_resources_discover(event: ResourcesDiscoverEvent, ctx: HandlerContext, a
     When: when a session starts, after session_start (and again when a new, resumed or
     forked session replaces it), reason ``startup``.
     Args: ``event`` (ResourcesDiscoverEvent: cwd, reason, and the skill_paths,
-    prompt_paths, rule_paths and theme_paths found so far - the built-in folders
-    that exist, such as ``.omp/skills`` or ``.cursor/rules``, come first).
+    prompt_paths, rule_paths and theme_paths found so far; with omp-context-sources the
+    built-in folders that exist, such as ``.omp/skills`` or ``.cursor/rules``, come
+    first).
     Returns: ``{"skill_paths": [...], "prompt_paths": [...], "rule_paths": [...],
     "theme_paths": [...]}`` (any of them; paths absolute or relative to the cwd), or
-    None. Prompt templates (``.md`` files) become slash commands named after the file;
-    skills (folders with a ``SKILL.md``) become ``/skill:<name>`` commands and are
-    listed in the system prompt; rules (``.md``/``.mdc`` files, or folders of them)
-    go into the system prompt or arrive with a matching file (see ``omp.runtime.rules``);
-    theme paths are kept for interactive modes (see ``omp.runtime.resources``). The first of
-    a name wins, so built-in folders win over a plugin's paths.
+    None. The session keeps the result (``session.resources``; theme paths are for
+    interactive modes). omp-context-sources reads the rest last (``trylast``): prompt
+    templates (``.md`` files) become slash commands named after the file; skills
+    (folders with a ``SKILL.md``) become ``/skill:<name>`` commands and are listed in
+    the system prompt; rules (``.md``/``.mdc`` files, or folders of them) go into the
+    system prompt or arrive with a matching file. The first of a name wins, so
+    built-in folders win over a plugin's paths.
     Combination: each handler sees the paths found so far and adds its own.
     Raising: reported as ``extension_error``; discovery goes on.
     """

@@ -264,10 +264,11 @@ async def _summarise_branch(
     session: Any, abandoned: list[dict[str, Any]], instructions: str | None
 ) -> dict[str, Any] | None:
     from omp.base.abort import AbortSignal
-    from omp.runtime import branch_summary
+    from omp.runtime.compaction import require_service
 
-    signal = session.compactor.signal = AbortSignal(parent=session.agent.signal)
-    return await branch_summary.summarise(session, abandoned, instructions, signal)
+    service = await require_service(session)
+    signal = AbortSignal(parent=session.agent.signal)
+    return await service.summarize_branch(abandoned, instructions, signal)
 
 
 def set_session_name(session: Any, name: str) -> str:

@@ -1,279 +1,215 @@
-"""Compaction, the pure part: how full the context is, where to cut it, and the text
-the summarising model reads. The session-level flow (hooks, the summary request, the
-entry, the automatic triggers) is ``omp.runtime.compactor``.
-
-The cut follows pi and omp: walking back from the newest message, recent messages are
-kept verbatim until ``compaction.keepRecentTokens`` is reached; the cut then moves
-forward to the nearest message that may start the kept part - never a tool result,
-so a tool call and its result are never split. A cut inside a turn (pi's split turn)
-summarises the complete turns before it and the turn's early part apart, and joins the
-two summaries. On a repeated compaction the span
-summarised starts where the previous compaction's kept part started, with the
-previous summary handed to the model as well.
-"""
+"""The kernel's side of compaction: the mechanism only. The policy - when to compact,
+counting tokens, the summary, pruning, branch summaries - is a plugin's (omp-compaction):
+the loop host asks it through ``omp_before_request`` and ``omp_context_overflow``, and
+the session finds its ``CompactionService`` through ``omp_compaction_service`` for
+compacting on demand, ``/tree`` summaries and the prompt-size check. Without such a
+plugin a session never compacts."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from omp.agent.messages import (
-    AssistantMessage,
-    CompactionSummaryMessage,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    content_text,
-    convert_to_llm,
-)
-from omp.base import tokens
+from omp.base.errors import OmpError
 
-DEFAULT_RESERVE = 16_384
-DEFAULT_KEEP_RECENT = 20_000
-READ_TOOLS = {"read"}
-WRITE_TOOLS = {"write", "edit"}
+if TYPE_CHECKING:
+    from omp.agent.events import Event
+    from omp.agent.host import CompactionOutcome
+    from omp.agent.messages import AgentMessage
+    from omp.agent.providers import Model, ModelRegistry, StreamOptions
+    from omp.base.abort import AbortSignal
+    from omp.config.settings import Settings
+    from omp.plugin.hooks import Hooks
+    from omp.runtime.session import AgentSession
+    from omp.session.artifacts import ArtifactStore
+
+NO_PLUGIN = "no compaction plugin is installed (install omp-compaction)"
 
 
-@dataclass(frozen=True)
-class Limits:
-    window: int
-    reserve: int
-    keep_recent: int
-
-    @property
-    def threshold(self) -> int:
-        """The context size past which the session compacts on its own."""
-        return self.window - self.reserve
+class CompactionError(OmpError):
+    """Compaction could not run (nothing to compact, the summary failed, or no plugin
+    compacts); nothing was written."""
 
 
-def limits(settings: Any, window: int) -> Limits:
-    """omp's defaults: reserve max(16,384, 15% of the window), at most a quarter of a
-    small window (a 32k local model must not compact at every request); keep 20,000
-    recent tokens, at most half of what is left under the threshold."""
-    configured = settings.get("compaction.reserveTokens")
-    if isinstance(configured, int) and configured >= 0:
-        reserve = min(configured, max(window - 1, 0))
-    else:
-        reserve = min(max(DEFAULT_RESERVE, window * 15 // 100), window // 4)
-    keep = settings.get("compaction.keepRecentTokens", DEFAULT_KEEP_RECENT)
-    keep = keep if isinstance(keep, int) and keep >= 0 else DEFAULT_KEEP_RECENT
-    return Limits(window, reserve, min(keep, max((window - reserve) // 2, 0)))
+class CompactionCancelled(OmpError):
+    """A plugin or the user cancelled a compaction; nothing was written."""
 
 
-# -- counting ------------------------------------------------------------------------
+class CompactionSession:
+    """The session as a compaction plugin sees it (``event.session`` of the compaction
+    hooks): what it reads to measure and cut, how it asks the summary model, where it
+    writes the ``compaction`` entry, and the events it fires. One per session."""
 
+    __slots__ = ("_session",)
 
-def message_text(message: Any) -> str:
-    """What a message costs the model, as text: its content, thinking and tool calls."""
-    if isinstance(message, AssistantMessage):
-        parts = []
-        for block in message.content:
-            if isinstance(block, TextContent):
-                parts.append(block.text)
-            elif isinstance(block, ThinkingContent):
-                parts.append(block.thinking)
-            elif isinstance(block, ToolCall):
-                parts.append(f"{block.name} {json.dumps(block.arguments, ensure_ascii=False)}")
-        return "\n".join(parts)
-    return "\n".join(content_text(m.content) for m in convert_to_llm([message]))
-
-
-class TokenCounter:
-    """Token counts of messages, each counted once (messages do not change)."""
-
-    def __init__(self) -> None:
-        self._counts: dict[int, tuple[Any, int]] = {}
-
-    def of(self, message: Any) -> int:
-        cached = self._counts.get(id(message))
-        if cached is not None and cached[0] is message:
-            return cached[1]
-        counted = tokens.count(message_text(message)) + 4
-        self._counts[id(message)] = (message, counted)
-        return counted
-
-    def forget_except(self, messages: list[Any]) -> None:
-        keep = {id(m) for m in messages}
-        self._counts = {k: v for k, v in self._counts.items() if k in keep}
-
-
-def _fresh_usage(messages: Sequence[Any]) -> tuple[int, int]:
-    """(index, tokens) of the newest assistant reply whose usage the provider reported
-    and that came after the latest compaction; (-1, 0) when there is none.
-
-    A compaction's summary is always the first message of the context it rebuilds
-    (``SessionFile.build_context``, ``Compactor``), so only that one is looked at: this
-    runs before every request and must not walk a long conversation."""
-    first = messages[0] if messages else None
-    compacted_at = first.timestamp if isinstance(first, CompactionSummaryMessage) else 0
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
-        if not isinstance(message, AssistantMessage) or message.stop_reason in (
-            "error",
-            "aborted",
-        ):
-            continue
-        usage = message.usage
-        total = usage.total_tokens or (
-            usage.input + usage.output + usage.cache_read + usage.cache_write
-        )
-        if total > 0 and message.timestamp >= compacted_at:
-            return index, total
-        return -1, 0
-    return -1, 0
-
-
-def context_tokens(
-    system_prompt: str, messages: Sequence[Any], counter: TokenCounter, limit: int | None = None
-) -> int:
-    """The context's size in tokens: the provider's last reported usage plus the
-    messages since, else a count of everything. With ``limit``, a cheap upper bound
-    answers when it is below ``limit`` (no tokenizer is loaded)."""
-    index, reported = _fresh_usage(messages)
-    later = messages[index + 1 :] if index >= 0 else messages
-    if limit is not None:
-        bound = reported + sum(tokens.upper_bound(message_text(m)) + 4 for m in later)
-        if index < 0:
-            bound += tokens.upper_bound(system_prompt)
-        if bound <= limit:
-            return bound
-    total = reported + sum(counter.of(m) for m in later)
-    return total if index >= 0 else total + tokens.count(system_prompt)
-
-
-# -- preparation -----------------------------------------------------------------------
-
-
-@dataclass
-class Preparation:
-    """What a compaction would do: summarise ``messages`` (and ``previous_summary``),
-    keep the path from ``first_kept_entry_id`` on."""
-
-    first_kept_entry_id: str | None
-    messages: list[Any] = field(default_factory=list)
-    previous_summary: str | None = None
-    tokens_before: int = 0
-    read_files: list[str] = field(default_factory=list)
-    modified_files: list[str] = field(default_factory=list)
-    turn_prefix: list[Any] = field(default_factory=list)
-    """When the cut falls inside a turn (pi's split turn): the turn's messages before
-    the cut, summarised apart from ``messages`` (the complete turns before it)."""
+    def __init__(self, session: AgentSession) -> None:
+        self._session = session
 
     @property
-    def is_split_turn(self) -> bool:
-        return bool(self.turn_prefix)
+    def model(self) -> Model | None:
+        """The model the session talks to now."""
+        return self._session.agent.model
 
-    def public(self) -> dict[str, Any]:
-        """The preparation as session_before_compact handlers see it."""
-        return {
-            "first_kept_entry_id": self.first_kept_entry_id,
-            "messages_to_summarize": list(self.messages),
-            "turn_prefix_messages": list(self.turn_prefix),
-            "is_split_turn": self.is_split_turn,
-            "previous_summary": self.previous_summary,
-            "tokens_before": self.tokens_before,
-            "file_ops": {"read": self.read_files, "modified": self.modified_files},
-        }
+    @property
+    def system_prompt(self) -> str:
+        """The system prompt requests are sent with."""
+        return self._session.agent.system_prompt
 
+    @property
+    def signal(self) -> AbortSignal:
+        """The current run's abort signal (a compaction made during it stops with it)."""
+        return self._session.agent.signal
 
-def _cut_allowed(entry: dict[str, Any]) -> bool:
-    kind = entry.get("type")
-    if kind in ("custom_message", "branch_summary"):
-        return True
-    if kind != "message":
-        return False
-    return (entry.get("message") or {}).get("role") != "toolResult"
+    @property
+    def settings(self) -> Settings:
+        return self._session.settings
 
+    @property
+    def models(self) -> ModelRegistry:
+        """To resolve a ``compaction.model`` and find its provider."""
+        return self._session.models
 
-def prepare(
-    path: list[dict[str, Any]],
-    message_of: Any,
-    counter: TokenCounter,
-    keep_recent: int,
-    *,
-    force: bool,
-    max_kept: int | None = None,
-) -> Preparation | None:
-    """Where to cut the branch ``path`` (entries root to leaf); None when there is
-    nothing to summarise. ``message_of(entry)`` is the entry's message or None. With
-    ``force`` (manual, overflow) a budget that keeps everything still cuts at the
-    newest turn that has history before it. With ``max_kept``, a cut that would keep
-    more tokens than that moves forward to the first cut keeping at most that many
-    (else the newest cut): a summary on top of a kept part that alone fills the window
-    would make the context bigger."""
-    previous = max((i for i, e in enumerate(path) if e.get("type") == "compaction"), default=-1)
-    start = previous + 1
-    previous_summary = None
-    details: dict[str, Any] = {}
-    if previous >= 0:
-        compaction = path[previous]
-        previous_summary = compaction.get("summary")
-        kept = compaction.get("firstKeptEntryId")
-        start = next((i for i in range(previous) if path[i].get("id") == kept), start)
-        if not compaction.get("fromExtension") and isinstance(compaction.get("details"), dict):
-            details = compaction["details"]
-    span = [(i, e) for i, e in enumerate(path) if i >= start and e.get("type") != "compaction"]
-    allowed = [i for i, e in span if _cut_allowed(e) and message_of(e) is not None]
-    if not allowed:
-        return None
-    cut = None
-    kept_tokens = 0
-    kept_from: dict[int, int] = {}
-    for index, entry in reversed(span):
-        message = message_of(entry)
-        if message is not None:
-            kept_tokens += counter.of(message)
-        kept_from[index] = kept_tokens
-        if kept_tokens >= keep_recent:
-            cut = next((i for i in allowed if i >= index), allowed[-1])
-            break
-    if cut is None or cut <= allowed[0]:
-        if not force:
-            return None
-        cut = next(
-            (i for i in reversed(allowed) if i > allowed[0] and _is_turn_start(path[i])), None
+    @property
+    def artifacts(self) -> ArtifactStore:
+        """Where oversized text goes (``artifact://`` references the read tool opens)."""
+        return self._session.artifacts
+
+    @property
+    def session_id(self) -> str:
+        return self._session.session_file.session_id
+
+    @property
+    def hooks(self) -> Hooks:
+        """The session's typed hook facade: fire ``session_before_compact``,
+        ``session_compacting`` and ``session_compact`` through it."""
+        return self._session.hooks
+
+    def branch_entries(self) -> list[dict[str, Any]]:
+        """The current branch's entries, root to leaf."""
+        return self._session.session_file.branch_entries()
+
+    def append_compaction(
+        self,
+        summary: str,
+        first_kept_entry_id: str,
+        tokens_before: int,
+        **optional: Any,
+    ) -> dict[str, Any]:
+        """Write omp's ``compaction`` entry (``optional``: details, preserveData,
+        fromExtension, ...) at the leaf; returns it."""
+        file = self._session.session_file
+        return file.append_compaction(summary, first_kept_entry_id, tokens_before, **optional)
+
+    def context_messages(self) -> list[AgentMessage]:
+        """The branch's conversation as the session file rebuilds it (after a compaction:
+        its summary, then the kept messages)."""
+        return list(self._session.session_file.build_context().messages)
+
+    def stream_options(self, model: Model, signal: AbortSignal) -> StreamOptions:
+        """Options for a summary request to ``model``: no thinking, the model's output
+        limit, the session's stream settings and provider hooks."""
+        from omp.agent.providers import StreamOptions
+
+        return StreamOptions(
+            signal=signal,
+            thinking_level="off",
+            max_tokens=model.max_tokens,
+            settings=self._session.agent.stream_settings,
+            **self._session.provider_hooks(model),
         )
-        if cut is None:
-            return None
-    if max_kept is not None and kept_from.get(cut, 0) > max_kept:
-        later = [i for i in allowed if i > cut and i in kept_from]
-        cut = next((i for i in later if kept_from[i] <= max_kept), later[-1] if later else cut)
-    turn_start = cut
-    if not _is_turn_start(path[cut]):
-        turn_start = next((i for i, e in reversed(span) if i < cut and _is_turn_start(e)), start)
-    summarised = [m for i, e in span if i < turn_start and (m := message_of(e)) is not None]
-    prefix = [m for i, e in span if turn_start <= i < cut and (m := message_of(e)) is not None]
-    if not summarised and not prefix:
-        return None
-    if not summarised and previous_summary is None:
-        # Nothing before this turn: the one structured summary covers it (goal included).
-        summarised, prefix = prefix, []
-    read, modified = _file_ops([*summarised, *prefix], details)
-    return Preparation(
-        path[cut]["id"], summarised, previous_summary, 0, read, modified, turn_prefix=prefix
+
+    async def emit(self, event: Event) -> None:
+        """Fire an event to its hook and the subscribers (``auto_compaction_start``/``_end``)."""
+        await self._session.emit(event)
+
+    async def notice(self, message: str, level: str = "info") -> None:
+        """Tell the user (a ``notice`` event)."""
+        await self._session.notice(message, level)
+
+    async def stop_run(self, reason: str) -> None:
+        """End the run with ``reason`` (shown as an error; one-shot modes exit non-zero);
+        the caller then returns ``{"stop": True}`` or refuses the prompt."""
+        self._session.abort_message = reason
+        await self._session.notice(reason, "error")
+
+
+class CompactionService(Protocol):
+    """What a compaction plugin offers one session (``omp_compaction_service``)."""
+
+    async def compact(
+        self,
+        messages: Sequence[AgentMessage],
+        instructions: str | None = None,
+        *,
+        signal: AbortSignal | None = None,
+    ) -> CompactionOutcome:
+        """Compact now: append a ``compaction`` entry and return the conversation to go
+        on with. CompactionCancelled or CompactionError when nothing was written."""
+        ...
+
+    async def summarize_branch(
+        self, entries: list[dict[str, Any]], instructions: str | None, signal: AbortSignal
+    ) -> dict[str, Any] | None:
+        """The ``branch_summary`` fields (summary, details) of the abandoned ``entries``;
+        None when they hold no message. CompactionError when it failed."""
+        ...
+
+    async def check_prompt(self, text: str) -> str | None:
+        """The prompt to send: ``text``, or a replacement (too big for the window:
+        saved to a file); None when it is refused (the plugin has said why)."""
+        ...
+
+
+async def service_of(session: AgentSession) -> CompactionService | None:
+    """The session's compaction service (the plugin keeps one per session); None
+    without a compaction plugin."""
+    from omp.agent.events import CompactionServiceEvent
+
+    event = CompactionServiceEvent(session=session.compaction_session)
+    result = await session.hooks.compaction_service(event)
+    service: CompactionService | None = result.service if result is not None else None
+    return service
+
+
+async def require_service(session: AgentSession) -> CompactionService:
+    service = await service_of(session)
+    if service is None:
+        raise CompactionError(NO_PLUGIN)
+    return service
+
+
+def describe(result: dict[str, Any]) -> str:
+    """``compacted the context: 182,301 -> 21,950 tokens``."""
+    before = result.get("tokens_before", result.get("tokensBefore", 0))
+    after = result.get("tokens_after", result.get("tokensAfter", 0))
+    return f"compacted the context: {before:,} -> {after:,} tokens"
+
+
+def compact_command() -> Any:
+    """The built-in ``/compact [instructions]`` (a plugin's own ``compact`` wins): asks
+    ``ctx.compact()``, so without a compaction plugin it says none is installed."""
+    from omp.plugin.contrib import Command
+
+    async def run(args: str, ctx: Any) -> None:
+        try:
+            result = await ctx.compact(args.strip() or None)
+        except CompactionCancelled as exc:
+            ctx.ui.notify(str(exc), "warning")
+        except OmpError as exc:
+            ctx.ui.notify(f"compaction failed: {exc}", "error")
+        else:
+            ctx.ui.notify(describe(result), "info")
+
+    return Command(
+        "compact",
+        "Summarise the older conversation to free context",
+        run,
+        argument_hint="[instructions]",
+        source="builtin",
     )
 
 
-def _is_turn_start(entry: dict[str, Any]) -> bool:
-    if entry.get("type") in ("custom_message", "branch_summary"):
-        return True
-    return (entry.get("message") or {}).get("role") in ("user", "bashExecution", "custom")
-
-
-def _file_ops(messages: list[Any], details: dict[str, Any]) -> tuple[list[str], list[str]]:
-    read = set(details.get("readFiles") or [])
-    modified = set(details.get("modifiedFiles") or [])
-    for message in messages:
-        if not isinstance(message, AssistantMessage):
-            continue
-        for call in message.tool_calls:
-            target = call.arguments.get("path") or call.arguments.get("file_path")
-            if not isinstance(target, str):
-                continue
-            if call.name in READ_TOOLS:
-                read.add(target)
-            elif call.name in WRITE_TOOLS:
-                modified.add(target)
-    return sorted(read - modified), sorted(modified)
+def estimate_tokens(text: str) -> int:
+    """A rough count of ``text``'s tokens (four characters a token), for sizes shown to
+    the user; omp-compaction counts exactly (cl100k_base) for its own decisions."""
+    return (len(text) + 3) // 4

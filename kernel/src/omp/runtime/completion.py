@@ -102,9 +102,39 @@ def serialize_conversation(messages: Sequence[AgentMessage]) -> str:
     """The conversation as labelled text (``[User]: ...``, ``[Assistant]: ...``,
     ``[Tool result]: ...``, long results cut), for a prompt that asks a model *about*
     a conversation instead of continuing it (pi's ``serializeConversation``)."""
-    from omp.runtime.compaction_prompt import serialize
+    from omp.agent.messages import AssistantMessage, ToolResultMessage, content_text, convert_to_llm
 
-    return serialize(list(messages))
+    lines: list[str] = []
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            thinking = "".join(getattr(b, "thinking", "") for b in message.content)
+            if thinking.strip():
+                lines.append(f"[Assistant thinking]: {thinking}")
+            if message.text.strip():
+                lines.append(f"[Assistant]: {message.text}")
+            calls = "; ".join(f"{c.name}({_arguments(c.arguments)})" for c in message.tool_calls)
+            if calls:
+                lines.append(f"[Assistant tool calls]: {calls}")
+        elif isinstance(message, ToolResultMessage):
+            text = content_text(message.content)
+            if len(text) > TOOL_RESULT_CHARS:
+                cut = len(text) - TOOL_RESULT_CHARS
+                text = text[:TOOL_RESULT_CHARS] + f"\n[... {cut} more characters truncated]"
+            lines.append(f"[Tool result]: {text}")
+        else:
+            for converted in convert_to_llm([message]):
+                lines.append(f"[User]: {content_text(converted.content)}")
+    return "\n\n".join(lines)
+
+
+TOOL_RESULT_CHARS = 2_000
+"""A tool result is cut to this many characters in ``serialize_conversation``."""
+
+
+def _arguments(arguments: dict[str, Any]) -> str:
+    import json
+
+    return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)[:200]}" for k, v in arguments.items())
 
 
 def _request(

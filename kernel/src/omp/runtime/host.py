@@ -1,6 +1,7 @@
-"""The loop host of an AgentSession (omp.agent.host.LoopHost): the session's compaction,
-retry fallback, tool approval, provider hooks and session_stop hook, answering the
-loop's questions with decisions the loop applies."""
+"""The loop host of an AgentSession (omp.agent.host.LoopHost): retry fallback, tool
+approval, provider hooks and the session_stop hook, answering the loop's questions with
+decisions the loop applies; compaction is asked of plugins (``omp_before_request``,
+``omp_context_overflow``, ``omp.runtime.compaction``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from omp.agent.fallback import ModelFallback
 from omp.agent.host import CompactionOutcome, RequestHooks, RequestPlan, ResponseDecision
+from omp.agent.provider_errors import is_context_overflow
 from omp.agent.session_stop import StopHook
 
 if TYPE_CHECKING:
@@ -34,7 +36,16 @@ class SessionHost:
         self, messages: Sequence[AgentMessage], model: Model | None
     ) -> RequestPlan | None:
         self._overflow_retried = False
-        return await self._session.compactor.before_request(messages, model)
+        from omp.agent.events import BeforeRequestEvent
+
+        decision = await self._session.hooks.before_request(
+            BeforeRequestEvent(
+                messages=list(messages), model=model, session=self._session.compaction_session
+            )
+        )
+        if decision is None:
+            return None
+        return RequestPlan(messages=decision.messages, stop=decision.stop)
 
     def request_hooks(self, model: Model) -> RequestHooks:
         return self._session.provider_hooks(model)
@@ -42,14 +53,32 @@ class SessionHost:
     async def on_response(
         self, message: AssistantMessage, model: Model | None, messages: Sequence[AgentMessage]
     ) -> ResponseDecision | None:
-        """A fallback model first; a context overflow is compacted once per request."""
+        """A fallback model first; a context overflow is told the plugins once per
+        request."""
         fallback = await self._fallback(message, model)
         if fallback is not None:
             return ResponseDecision(retry=True, model=fallback)
         if message.stop_reason != "error" or self._overflow_retried:
             return None
         self._overflow_retried = True
-        return await self._session.compactor.on_overflow(message, messages, model)
+        overflow = message.error_kind == "context_overflow" or (
+            message.error_kind is None and is_context_overflow(message.error_message or "")
+        )
+        if not overflow:
+            return None
+        from omp.agent.events import ContextOverflowEvent
+
+        decision = await self._session.hooks.context_overflow(
+            ContextOverflowEvent(
+                message=message,
+                messages=list(messages),
+                model=model,
+                session=self._session.compaction_session,
+            )
+        )
+        if decision is None:
+            return None
+        return ResponseDecision(retry=decision.retry, messages=decision.messages)
 
     async def approve(
         self, call: ToolCall, tool: Tool, decision: ToolCallDecision | None
@@ -65,4 +94,7 @@ class SessionHost:
     async def compact(
         self, instructions: str | None, messages: Sequence[AgentMessage], signal: AbortSignal
     ) -> CompactionOutcome:
-        return await self._session.compactor.compact(messages, instructions, signal=signal)
+        from omp.runtime.compaction import require_service
+
+        service = await require_service(self._session)
+        return await service.compact(messages, instructions, signal=signal)

@@ -43,10 +43,10 @@ from omp.runtime import actions as session_actions
 from omp.runtime.actions import announce_restored
 from omp.runtime.api import OmpAPI
 from omp.runtime.commands import run_command
-from omp.runtime.compactor import Compactor, check_prompt_size, compact_command
+from omp.runtime.compaction import CompactionSession, compact_command, service_of
 from omp.runtime.context import CommandContext, HandlerContext
 from omp.runtime.host import SessionHost
-from omp.runtime.resources import Resources, discover_resources
+from omp.runtime.resources import discover_resources, no_resources
 from omp.runtime.scope import SessionScoped
 from omp.runtime.system_prompt import join_system_prompt
 from omp.runtime.user_shell import run_user_command
@@ -110,7 +110,7 @@ class AgentSession:
         """This session's actions; the runtime's api (handed to registration hooks)
         follows the most recent session."""
         self.plugin_state: dict[str, Any] = {}
-        self.resources = Resources()
+        self.resources = no_resources(cwd)
         """What resources_discover found (omp.runtime.resources)."""
         self.subscribers: list[Subscriber] = []
         self.next_turn: list[Any] = []
@@ -150,7 +150,8 @@ class AgentSession:
         """The callbacks of each provider request (before_provider_request, ...)."""
         self.approval: Approver = ToolApproval(self)
         """Whether a tool call may run; a mode may wrap it (ACP asks its client)."""
-        self.compactor = Compactor(self)
+        self.compaction_session = CompactionSession(self)
+        """The session as compaction plugins see it (omp.runtime.compaction)."""
         self.agent = Agent(
             models=models,
             tools=tools,
@@ -343,7 +344,8 @@ class AgentSession:
         )
         self.effective_system_prompt = list(start.event.system_prompt)
         self.agent.system_prompt = join_system_prompt(start.event.system_prompt)
-        sent = await check_prompt_size(self.compactor, text)
+        service = await service_of(self)
+        sent = await service.check_prompt(text) if service is not None else text
         if sent is None:
             return
         content: Any = sent

@@ -151,6 +151,18 @@ def _wire_block(block: Any) -> Any:
     return to_wire(block) if isinstance(block, BaseModel) else block
 
 
+def context_message(entry: dict[str, Any]) -> Any:
+    """The message a session entry adds to the model's context (a ``message``,
+    ``custom_message`` or ``branch_summary`` entry), or None: another kind of entry, or a
+    malformed one."""
+    if entry.get("type") not in _CONTEXT_TYPES:
+        return None
+    try:
+        return _entry_message(entry)
+    except ValueError:
+        return None
+
+
 def _entry_message(entry: dict[str, Any]) -> Any:
     """The message an entry contributes to the context; raises ValidationError if malformed."""
     kind = entry.get("type")

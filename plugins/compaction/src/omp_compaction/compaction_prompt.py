@@ -5,17 +5,13 @@ to the summary."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from omp.agent.messages import AssistantMessage, ToolResultMessage, content_text, convert_to_llm
+from omp import serialize_conversation
 
 if TYPE_CHECKING:
-    from omp.runtime.compaction import Preparation
-
-TOOL_RESULT_CHARS = 2_000
-"""A tool result is cut to this many characters in the text the summariser reads."""
+    from omp_compaction.compaction import Preparation
 
 SUMMARY_SYSTEM_PROMPT = (
     "You are a context summarisation assistant. You read a conversation between a user "
@@ -26,37 +22,12 @@ SUMMARY_SYSTEM_PROMPT = (
 
 
 def serialize(messages: list[Any]) -> str:
-    """The conversation as labelled text, so the model reads it instead of going on
-    with it (pi's serializeConversation)."""
-    lines: list[str] = []
-    for message in messages:
-        if isinstance(message, AssistantMessage):
-            thinking = "".join(getattr(b, "thinking", "") for b in message.content)
-            if thinking.strip():
-                lines.append(f"[Assistant thinking]: {thinking}")
-            if message.text.strip():
-                lines.append(f"[Assistant]: {message.text}")
-            calls = "; ".join(f"{c.name}({_arguments(c.arguments)})" for c in message.tool_calls)
-            if calls:
-                lines.append(f"[Assistant tool calls]: {calls}")
-        elif isinstance(message, ToolResultMessage):
-            text = content_text(message.content)
-            if len(text) > TOOL_RESULT_CHARS:
-                cut = len(text) - TOOL_RESULT_CHARS
-                text = text[:TOOL_RESULT_CHARS] + f"\n[... {cut} more characters truncated]"
-            lines.append(f"[Tool result]: {text}")
-        else:
-            for converted in convert_to_llm([message]):
-                lines.append(f"[User]: {content_text(converted.content)}")
-    return "\n\n".join(lines)
-
-
-def _arguments(arguments: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)[:200]}" for k, v in arguments.items())
+    """The conversation as labelled text (``omp.serialize_conversation``)."""
+    return serialize_conversation(messages)
 
 
 def default_instructions() -> str:
-    return (Path(__file__).parents[1] / "prompts" / "compaction.md").read_text(encoding="utf-8")
+    return (Path(__file__).parent / "prompts" / "compaction.md").read_text(encoding="utf-8")
 
 
 def summary_prompt(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from omp.agent.messages import TextContent, ToolResultMessage, content_text
+from omp import TextContent, ToolResultMessage, content_text
 
 DEFAULT_PROTECT = 40_000
 DEFAULT_MINIMUM = 20_000

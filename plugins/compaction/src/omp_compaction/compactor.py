@@ -15,42 +15,44 @@ from collections.abc import Sequence
 from contextvars import ContextVar
 from typing import Any
 
-from omp.agent import kept_turn
-from omp.agent.events import (
+from omp import (
+    ARTIFACT_SCHEME,
+    AbortSignal,
+    AssistantMessage,
     AutoCompactionEndEvent,
     AutoCompactionStartEvent,
+    CompactionCancelled,
+    CompactionError,
+    CompactionOutcome,
+    CompactionSession,
+    LlmContext,
+    Model,
+    OmpError,
+    OverflowDecision,
+    RequestDecision,
     SessionBeforeCompactEvent,
     SessionCompactEvent,
     SessionCompactingEvent,
+    UserMessage,
+    context_message,
+    is_context_overflow,
 )
-from omp.agent.host import CompactionOutcome, RequestPlan, ResponseDecision
-from omp.agent.messages import AssistantMessage, UserMessage
-from omp.agent.provider_errors import is_context_overflow
-from omp.agent.providers import LlmContext, Model, StreamOptions
-from omp.base.abort import AbortSignal
-from omp.base.errors import OmpError
-from omp.runtime import compaction, compaction_prompt
+
+from omp_compaction import compaction, compaction_prompt, kept_turn, tokens
 
 _MAKING: ContextVar[bool] = ContextVar("omp_compaction_making", default=False)
 """Set while a compaction is made: its own hooks cannot wait for another one."""
 
 
-class CompactionError(OmpError):
-    """Compaction could not run (nothing to compact, or the summary failed); nothing was
-    written."""
-
-
-class CompactionCancelled(OmpError):
-    """A plugin or the user cancelled a compaction; nothing was written."""
-
-
 class Compactor:
-    """One per AgentSession: what the loop's host (omp.runtime.host) asks about
-    compaction - before each request, after a context overflow, and on demand. It
-    returns the conversation to go on with; the loop applies it."""
+    """One per session: the answers to the kernel's compaction hooks - before each
+    request, after a context overflow - and its ``omp.CompactionService`` (on demand,
+    branch summaries, the prompt-size check). It returns the conversation to go on
+    with; the loop applies it. ``session`` is the kernel's ``omp.CompactionSession``."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: CompactionSession) -> None:
         self._session = session
+        self.session = session
         self.counter = compaction.TokenCounter()
         self.signal: AbortSignal | None = None
         self._lock: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
@@ -58,7 +60,7 @@ class Compactor:
     # -- what the loop asks ------------------------------------------------------------
 
     def _limits(self, model: Model | None = None) -> compaction.Limits | None:
-        model = model or self._session.agent.model
+        model = model or self._session.model
         if model is None or not model.context_window:
             return None
         return compaction.limits(self._session.settings, model.context_window)
@@ -68,27 +70,25 @@ class Compactor:
 
     async def before_request(
         self, messages: Sequence[Any], model: Model | None
-    ) -> RequestPlan | None:
+    ) -> RequestDecision | None:
         """Compact when the context passed the window less the reserve (and compaction
         can bring it down: the system prompt alone does not fill the threshold)."""
         limits = self._limits(model)
         if limits is None or not self._enabled() or limits.threshold <= 0:
             return None
-        system_prompt = self._session.agent.system_prompt
+        system_prompt = self._session.system_prompt
         used = compaction.context_tokens(system_prompt, messages, self.counter, limits.threshold)
         if used <= limits.threshold:
             return None
         work, saved = await self._prune(messages)
         changed = work if saved else None
         if saved and used - saved <= limits.threshold:
-            return RequestPlan(messages=changed)
-        from omp.base import tokens
-
+            return RequestDecision(messages=changed)
         if tokens.count(system_prompt) >= limits.threshold:
             return _plan(changed)
         work, fitted = await self._fit_kept(work, limits, force=False)
         if fitted.too_big:
-            return RequestPlan(messages=changed, stop=True)
+            return RequestDecision(messages=changed, stop=True)
         changed = work if fitted.moved else changed
         if fitted.saved and used - saved - fitted.saved <= limits.threshold:
             return _plan(changed)
@@ -98,16 +98,13 @@ class Compactor:
     async def _fit_kept(
         self, messages: Sequence[Any], limits: compaction.Limits, *, force: bool
     ) -> tuple[list[Any], kept_turn.Fit]:
-        """Make the part a compaction would keep fit beside a summary (``omp.agent.kept_turn``):
+        """Make the part a compaction would keep fit beside a summary (``kept_turn``):
         its largest tool results move to artifacts (the messages returned). When even
-        that cannot make it fit, the run is to stop: ``abort_message`` says which turn
-        is too big and why."""
-        from omp.session.artifacts import SCHEME
-
+        that cannot make it fit, the run is to stop (``stop_run`` says which turn is
+        too big and why)."""
         session = self._session
         messages = list(messages)
-        agent, file = session.agent, session.session_file
-        path, message_of = file.branch_entries(), _message_of(file)
+        path, message_of = session.branch_entries(), context_message
         limit, budget = self._kept_budget(limits)
         preparation = compaction.prepare(
             path, message_of, self.counter, limits.keep_recent, force=force, max_kept=budget
@@ -129,18 +126,17 @@ class Compactor:
             self.counter,
             budget=budget if kept is not None else limit,  # no summary: all of it may stay
             limit=limit,
-            save=lambda text: SCHEME + session.artifacts.save(text),
+            save=lambda text: ARTIFACT_SCHEME + session.artifacts.save(text),
         )
-        model = agent.model
+        model = session.model
         if fitted.too_big:
             system = limits.threshold - limit
-            session.abort_message = (
+            await session.stop_run(
                 f"the current turn does not fit the context: {fitted.too_big}, more than the "
                 f"{limit:,} left of {model.key}'s {limits.window:,}-token window "
                 f"({limits.reserve:,} are reserved for the answer, {system:,} for the system "
                 "prompt); ask for fewer tool calls at a time, or use a model with a larger window"
             )
-            await session.notice(session.abort_message, "error")
         elif fitted.moved:
             messages = fitted_messages
             await session.notice(
@@ -154,15 +150,13 @@ class Compactor:
     def _kept_budget(self, limits: compaction.Limits) -> tuple[int, int]:
         """(limit, budget) for the part a compaction keeps: the most it can be beside
         the system prompt under the threshold, and that less room for a summary."""
-        from omp.base import tokens
-
-        limit = limits.threshold - tokens.count(self._session.agent.system_prompt)
+        limit = limits.threshold - tokens.count(self._session.system_prompt)
         return limit, limit - min(kept_turn.SUMMARY_ROOM, limits.threshold // 4)
 
     async def _prune(self, messages: Sequence[Any]) -> tuple[list[Any], int]:
         """Old tool outputs become placeholders in the messages requests are built from
         (never in the session file): the messages and the tokens saved."""
-        from omp.runtime.pruning import prune_tool_outputs, settings_of
+        from omp_compaction.pruning import prune_tool_outputs, settings_of
 
         enabled, protect, minimum = settings_of(self._session.settings)
         if not enabled:
@@ -179,7 +173,7 @@ class Compactor:
 
     async def on_overflow(
         self, message: AssistantMessage, messages: Sequence[Any], model: Model | None
-    ) -> ResponseDecision | None:
+    ) -> OverflowDecision | None:
         """After a failed request: when it was a context overflow, the compacted
         conversation, sent again (as omp continues; with ``compaction.autoContinue``
         off the context is compacted and the run stops)."""
@@ -198,14 +192,14 @@ class Compactor:
         resend = self._session.settings.get("compaction.autoContinue", True) is not False
         made = await self._auto("overflow", work, will_retry=resend)
         if made is None:
-            return ResponseDecision(messages=work) if moved else None
+            return OverflowDecision(messages=work) if moved else None
         if not resend:
             await self._session.notice(
                 "the context was compacted after it overflowed; compaction.autoContinue "
                 "is off, so the request was not sent again: send your message again to go on",
                 "warning",
             )
-        return ResponseDecision(retry=resend, messages=made.messages)
+        return OverflowDecision(retry=resend, messages=made.messages)
 
     async def _auto(
         self, reason: str, messages: Sequence[Any], will_retry: bool
@@ -218,7 +212,7 @@ class Compactor:
             await session.emit(AutoCompactionEndEvent(aborted=True))
             return None
         except OmpError as exc:
-            aborted = session.agent.signal.aborted
+            aborted = session.signal.aborted
             label = "Context overflow recovery failed" if will_retry else "Auto-compaction failed"
             if not aborted:
                 await session.notice(f"{label}: {exc}", "warning")
@@ -234,6 +228,19 @@ class Compactor:
         }
         await session.emit(AutoCompactionEndEvent(result=wire, will_retry=will_retry))
         return made
+
+    async def summarize_branch(
+        self, entries: list[dict[str, Any]], instructions: str | None, signal: AbortSignal
+    ) -> dict[str, Any] | None:
+        """The summary of an abandoned ``/tree`` branch (``omp_compaction.branch_summary``)."""
+        from omp_compaction import branch_summary
+
+        self.signal = signal
+        return await branch_summary.summarise(self, entries, instructions, signal)
+
+    async def check_prompt(self, text: str) -> str | None:
+        """The prompt to send, or None when it is refused (``check_prompt_size``)."""
+        return await check_prompt_size(self, text)
 
     # -- the compaction --------------------------------------------------------------
 
@@ -274,13 +281,12 @@ class Compactor:
         signal: AbortSignal | None,
     ) -> CompactionOutcome:
         session = self._session
-        file, agent = session.session_file, session.agent
         known = self._limits()
         limits = known or compaction.Limits(0, 0, compaction.DEFAULT_KEEP_RECENT)
-        path = file.branch_entries()
+        path = session.branch_entries()
         preparation = compaction.prepare(
             path,
-            _message_of(file),
+            context_message,
             self.counter,
             limits.keep_recent,
             force=reason != "threshold",
@@ -289,9 +295,9 @@ class Compactor:
         if preparation is None:
             raise CompactionError("nothing to compact: the conversation is all recent")
         preparation.tokens_before = compaction.context_tokens(
-            agent.system_prompt, messages, self.counter
+            session.system_prompt, messages, self.counter
         )
-        signal = self.signal = AbortSignal(parent=signal or agent.signal)
+        signal = self.signal = AbortSignal(parent=signal or session.signal)
         decision = await session.hooks.session_before_compact(
             SessionBeforeCompactEvent(
                 preparation=preparation.public(),
@@ -310,10 +316,10 @@ class Compactor:
             fields = await self._summarise(preparation, instructions, signal)
         if signal.aborted:
             raise CompactionError("the compaction was aborted")
-        entry = file.append_compaction(**fields)
+        entry = session.append_compaction(**fields)
         upto = messages[-1] if messages else None
         rebuilt = self._rebuilt(messages)
-        tokens_after = compaction.context_tokens(agent.system_prompt, rebuilt, self.counter)
+        tokens_after = compaction.context_tokens(session.system_prompt, rebuilt, self.counter)
         self.counter.forget_except(rebuilt)
         await session.hooks.session_compact(
             SessionCompactEvent(compaction_entry=dict(entry), from_extension=bool(supplied)),
@@ -333,7 +339,7 @@ class Compactor:
         session = self._session
         outcome = await session.hooks.session_compacting(
             SessionCompactingEvent(
-                session_id=session.session_file.session_id, messages=list(preparation.messages)
+                session_id=session.session_id, messages=list(preparation.messages)
             ),
         )
         shaped = outcome.event
@@ -385,25 +391,16 @@ class Compactor:
                 return session.models.resolve(configured)
             except OmpError as exc:
                 raise CompactionError(f"compaction.model {configured!r}: {exc}") from None
-        if session.agent.model is None:
+        if session.model is None:
             raise CompactionError("no model selected to write the summary")
-        return session.agent.model
+        return session.model
 
     async def ask_model(self, prompt: str, signal: AbortSignal) -> str:
         """The summary model's answer to ``prompt`` (no tools, no thinking)."""
-        from omp.agent.loop import _race
-
         session = self._session
         model = self.model()
         provider = session.models.provider_of(model)
-        hooks = session.provider_hooks(model)
-        options = StreamOptions(
-            signal=signal,
-            thinking_level="off",
-            max_tokens=model.max_tokens,
-            settings=session.agent.stream_settings,
-            **hooks,
-        )
+        options = session.stream_options(model, signal)
         context = LlmContext(
             compaction_prompt.SUMMARY_SYSTEM_PROMPT, [UserMessage(content=prompt)], []
         )
@@ -430,7 +427,7 @@ class Compactor:
         """The conversation after the compaction just written: the summary and the kept
         tail; kept messages stay the same objects (modes find where a prompt's messages
         begin by them)."""
-        rebuilt = self._session.session_file.build_context().messages
+        rebuilt = self._session.context_messages()
         kept = rebuilt[1:]
         tail = list(messages[len(messages) - len(kept) :]) if kept else []
         same = len(tail) == len(kept) and all(
@@ -439,22 +436,8 @@ class Compactor:
         return [rebuilt[0], *(tail if same else kept)]
 
 
-def _plan(messages: list[Any] | None) -> RequestPlan | None:
-    return RequestPlan(messages=messages) if messages is not None else None
-
-
-def _message_of(file: Any) -> Any:
-    from omp.session.file import _CONTEXT_TYPES, _entry_message
-
-    def message_of(entry: dict[str, Any]) -> Any:
-        if entry.get("type") not in _CONTEXT_TYPES:
-            return None
-        try:
-            return _entry_message(entry)
-        except ValueError:
-            return None
-
-    return message_of
+def _plan(messages: list[Any] | None) -> RequestDecision | None:
+    return RequestDecision(messages=messages) if messages is not None else None
 
 
 def _supplied(supplied: Any, preparation: compaction.Preparation) -> dict[str, Any]:
@@ -479,44 +462,13 @@ def _supplied(supplied: Any, preparation: compaction.Preparation) -> dict[str, A
     }
 
 
-def describe(result: dict[str, Any]) -> str:
-    """``compacted the context: 182,301 -> 21,950 tokens``."""
-    before = result.get("tokens_before", result.get("tokensBefore", 0))
-    after = result.get("tokens_after", result.get("tokensAfter", 0))
-    return f"compacted the context: {before:,} -> {after:,} tokens"
-
-
-def compact_command() -> Any:
-    """The built-in ``/compact [instructions]`` (a plugin's own ``compact`` wins)."""
-    from omp.plugin.contrib import Command
-
-    async def run(args: str, ctx: Any) -> None:
-        try:
-            result = await ctx.compact(args.strip() or None)
-        except CompactionCancelled as exc:
-            ctx.ui.notify(str(exc), "warning")
-        except OmpError as exc:
-            ctx.ui.notify(f"compaction failed: {exc}", "error")
-        else:
-            ctx.ui.notify(describe(result), "info")
-
-    return Command(
-        "compact",
-        "Summarise the older conversation to free context",
-        run,
-        argument_hint="[instructions]",
-    )
-
-
 async def check_prompt_size(compactor: Compactor, text: str) -> str | None:
     """The prompt to send: as typed, or - larger than the model's window and with
     ``compaction.oversizedPrompt`` ``attach`` - a note naming the file it was saved to
     (the model pages through it with ``read``). None when it was refused (the run's
     failure is reported)."""
-    from omp.base import tokens
-
     session = compactor._session
-    model = session.agent.model
+    model = session.model
     window = model.context_window if model is not None else 0
     measured = tokens.over(text, window) if window else None
     if measured is None:
@@ -536,10 +488,33 @@ async def check_prompt_size(compactor: Compactor, text: str) -> str | None:
             f"{len(text):,} characters), so it was saved to the file `{path}`. Read it "
             "with the read tool, a part at a time (offset and limit), and do what it asks."
         )
-    session.abort_message = (
+    await session.stop_run(
         f"the prompt is {size}, larger than {model.key}'s context window of "
         f"{window:,} tokens; shorten it, or set compaction.oversizedPrompt to attach to "
         "hand it to the model as a file"
     )
-    await session.notice(session.abort_message, "error")
+    return None
+
+
+async def _race(work: Any, signal: AbortSignal) -> str | None:
+    """Run ``work`` until it ends or ``signal`` aborts (which cancels it): None when it
+    finished, "aborted", or the message of what it raised."""
+    task = asyncio.ensure_future(work)
+    loop = asyncio.get_running_loop()
+
+    def cancel() -> None:
+        loop.call_soon_threadsafe(task.cancel)
+
+    signal.add_listener(cancel)
+    try:
+        await task
+    except asyncio.CancelledError:
+        if not signal.aborted:
+            raise
+        return "aborted"
+    except Exception as exc:
+        text = str(exc).strip()
+        return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    finally:
+        signal.remove_listener(cancel)
     return None

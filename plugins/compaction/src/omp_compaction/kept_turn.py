@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from omp.agent.messages import (
+from omp import (
     AssistantMessage,
     CompactionSummaryMessage,
     TextContent,

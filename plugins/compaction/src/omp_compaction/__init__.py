@@ -1,0 +1,1 @@
+"""omp-compaction: compaction, branch summaries, pruning and token counting."""
