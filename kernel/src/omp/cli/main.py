@@ -152,22 +152,11 @@ def _run(argv: list[str], own_process: bool = False) -> int:
     pick_session = _wants_picker(parsed, mode)
     attached, prompts = _prompts(parsed, runtime.cwd, read_stdin=not mode.reads_stdin)
     options = SessionOptions(
-        model=parsed["model"],
-        thinking=parsed["thinking"],
-        tools=_split(parsed["tools"]) if parsed["tools"] is not None else None,
-        no_tools=bool(parsed["no-tools"]),
-        no_builtin_tools=bool(parsed["no-builtin-tools"]),
-        offline=offline,
-        provider=parsed["provider"],
-        models=parsed["models"],
+        **SessionOptions.flag_fields(parsed.values),
         continue_recent=bool(parsed["continue"]),
         resume=None if pick_session else parsed["resume"],
         session_path=None if pick_session else parsed["session"],
         fork=parsed["fork"],
-        no_session=bool(parsed["no-session"]),
-        session_dir=parsed["session-dir"],
-        system_prompt=parsed["system-prompt"],
-        append_system_prompt=parsed["append-system-prompt"],
         flags=parsed.values,
         mode_name=mode_name,
     )
@@ -279,10 +268,6 @@ async def _awaited(outcome: Any) -> Any:
 
     detach_default_executor()
     return await outcome
-
-
-def _split(value: str) -> list[str]:
-    return [part.strip() for part in value.split(",") if part.strip()]
 
 
 def _report_interrupted_writes(runtime: Any) -> None:

@@ -146,6 +146,29 @@ class SessionOptions:
     flags: dict[str, Any] = field(default_factory=dict)
     mode_name: str = "print"
 
+    @classmethod
+    def flag_fields(cls, values: dict[str, Any]) -> dict[str, Any]:
+        """The fields omp's own command-line flags set, from the parsed flag values
+        (the CLI's, or an SDK caller's ``cli_flags``)."""
+        tools = values.get("tools")
+        fields = {
+            "model": values.get("model"),
+            "thinking": values.get("thinking"),
+            "tools": [t.strip() for t in tools.split(",") if t.strip()]
+            if tools is not None
+            else None,
+            "no_tools": bool(values.get("no-tools")),
+            "no_builtin_tools": bool(values.get("no-builtin-tools")),
+            "offline": bool(values.get("offline")),
+            "provider": values.get("provider"),
+            "models": values.get("models"),
+            "no_session": bool(values.get("no-session")),
+            "session_dir": values.get("session-dir"),
+            "system_prompt": values.get("system-prompt"),
+            "append_system_prompt": values.get("append-system-prompt"),
+        }
+        return {name: value for name, value in fields.items() if value is not None}
+
 
 def require_providers(runtime: Runtime) -> None:
     """Fail with one clear line when no plugin provides a model."""
@@ -389,7 +412,6 @@ def open_session(
     runtime: Runtime, options: SessionOptions, *, ui: Any = None, has_ui: bool = False
 ) -> Any:
     """Everything a run needs, as an AgentSession (not yet started)."""
-    from omp.runtime.resources import source_enabled
     from omp.runtime.session import AgentSession
     from omp.runtime.system_prompt import build_system_prompt, read_text_or_file
 
@@ -423,7 +445,8 @@ def open_session(
         append=read_text_or_file(options.append_system_prompt, runtime.cwd)
         if options.append_system_prompt
         else None,
-        context_files=source_enabled("context-files", options.flags, runtime.settings),
+        context_files=not options.flags.get("no-context-files")
+        and runtime.settings.get("contextFiles.enabled", True) is not False,
     )
     session = AgentSession(
         pm=runtime.host.pm,

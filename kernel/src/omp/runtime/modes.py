@@ -1,4 +1,4 @@
-"""Running a session in a mode: the shared sequence, and what one-shot modes share."""
+"""Running a session in a mode: handing it to the mode, then shutting it down."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def run_mode(mode: Any, session: Any, request: ModeRequest) -> int:
         signals.attach()
         detach_default_executor()
         try:
-            outcome = mode.run(session, request)
+            outcome = mode.run(_public(session) if mode.public_session else session, request)
             code = await outcome if inspect.isawaitable(outcome) else outcome
         finally:
             await session.shutdown()
@@ -53,29 +53,7 @@ def run_mode(mode: Any, session: Any, request: ModeRequest) -> int:
             raise Stopped(signals.received) from None
 
 
-async def run_prompts(session: Any, prompts: list[str], images: list[Any] | None = None) -> Any:
-    """Start the session, run each prompt to the end (stopping after one that failed);
-    the last assistant message these prompts produced (None if none did, e.g. a slash
-    command or a handled input). ``images`` go with the first prompt."""
-    from omp.agent.loop import messages_after
+def _public(session: Any) -> Any:
+    from omp.runtime.sdk_session import AgentSession
 
-    await session.start()
-    messages = session.agent.messages
-    start = messages[-1] if messages else None
-    for index, prompt in enumerate(prompts):
-        before = session.agent.messages[-1] if session.agent.messages else None
-        await session.prompt(prompt, images=(images or None) if index == 0 else None)
-        await session.wait_for_idle()
-        if (
-            session.shutdown_requested
-            or session.abort_message
-            or _failed(messages_after(session.agent.messages, before))
-        ):
-            break
-    added = messages_after(session.agent.messages, start)
-    return next((m for m in reversed(added) if m.role == "assistant"), None)
-
-
-def _failed(messages: list[Any]) -> bool:
-    last = next((m for m in reversed(messages) if m.role == "assistant"), None)
-    return last is not None and last.stop_reason in ("error", "aborted")
+    return AgentSession(session)

@@ -20,6 +20,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from omp.base.errors import OmpError
 from omp.base.thinking import ThinkingLevel
+from omp.runtime import prompting  # noqa: F401  (loaded before a batch forks)
+from omp.runtime.bootstrap import (
+    RUNTIME_KINDS,
+    SessionOptions,
+    is_session_path,
+    load_runtime,
+    open_session,
+)
 from omp.runtime.sdk_session import AgentSession
 
 if TYPE_CHECKING:
@@ -43,7 +51,11 @@ class SessionOpener:
         self._session: AgentSession | None = None
 
     async def _open(self) -> AgentSession:
-        return self._build()
+        import asyncio
+
+        # Loading plugins and reading the session file take a while: the event loop
+        # goes on meanwhile (an ACP server answers its other sessions).
+        return await asyncio.to_thread(self._build)
 
     def __await__(self) -> Generator[Any, None, AgentSession]:
         return self._open().__await__()
@@ -77,6 +89,7 @@ def create_session(
     extensions: Sequence[str | os.PathLike[str]] = (),
     discover_extensions: bool = True,
     flags: Mapping[str, Any] | None = None,
+    cli_flags: Mapping[str, Any] | None = None,
     ui: UI | None = None,
     trust: bool = False,
     system_prompt: str | None = None,
@@ -94,14 +107,16 @@ def create_session(
     ``extensions`` say), the model from the settings, a new session file. A plugin that
     failed to load is a warning ``notice`` event when the session starts.
     ``tools`` names the active tools; ``flags`` are the plugins' CLI flags by name
-    (``{"script": "answers.jsonl"}``); ``ui`` answers plugins' dialogs (without one,
+    (``{"script": "answers.jsonl"}``); ``cli_flags`` are the values of an ``omp``
+    command line by name, omp's own flags included (a run mode's ``session.flags``):
+    the session opens as ``omp`` opens it with those flags, the other keywords given
+    winning over them. ``ui`` answers plugins' dialogs (without one,
     ``ctx.ui.notify`` becomes a ``notice`` event). The project's code and settings
     load only when it is trusted (``trust``, or the user's ``trustedDirectories``).
     ``mode`` is what ``ctx.mode`` tells plugins.
     """
 
     def build() -> AgentSession:
-        from omp.runtime.bootstrap import RUNTIME_KINDS, SessionOptions, load_runtime, open_session
         from omp.runtime.ui import EventUI
 
         folder = Path(os.path.abspath(cwd if cwd is not None else os.getcwd()))
@@ -121,15 +136,21 @@ def create_session(
             settings=_settings(folder, env, settings, discover_settings, trust),
             only=plugins,
         )
+        cli = dict(cli_flags or {})
         options = SessionOptions(
-            model=model if model is None or isinstance(model, str) else model.key,
-            thinking=thinking,
-            tools=list(tools) if tools is not None else None,
-            system_prompt=system_prompt,
-            append_system_prompt=append_system_prompt,
-            flags=flag_values(runtime, flags or {}),
+            **{
+                **SessionOptions.flag_fields(cli),
+                **_given(
+                    model=model if model is None or isinstance(model, str) else model.key,
+                    thinking=thinking,
+                    tools=list(tools) if tools is not None else None,
+                    system_prompt=system_prompt,
+                    append_system_prompt=append_system_prompt,
+                ),
+                **_where(session),
+            },
+            flags={**flag_values(runtime, {}), **cli, **_known(runtime, flags or {})},
             mode_name=mode,
-            **_where(session),
         )
         opened = open_session(runtime, options, ui=ui, has_ui=ui is not None)
         opened.startup_notices.extend(_plugin_problems(runtime))
@@ -165,10 +186,12 @@ def _settings(
     return found.with_overrides(given) if given else found
 
 
+def _given(**values: Any) -> dict[str, Any]:
+    return {name: value for name, value in values.items() if value is not None}
+
+
 def _where(session: SessionChoice | str | os.PathLike[str]) -> dict[str, Any]:
     """``SessionOptions`` fields for a ``session=`` value."""
-    from omp.runtime.bootstrap import is_session_path
-
     if session == "memory":
         return {"no_session": True}
     if session == "new":
@@ -178,6 +201,12 @@ def _where(session: SessionChoice | str | os.PathLike[str]) -> dict[str, Any]:
     if is_session_path(session):
         return {"session_path": os.fspath(session)}
     return {"resume": str(session)}
+
+
+def _known(runtime: Runtime, given: Mapping[str, Any]) -> dict[str, Any]:
+    """``given`` plugin flags, once each is known to be declared."""
+    flag_values(runtime, given)
+    return dict(given)
 
 
 def flag_values(runtime: Runtime, given: Mapping[str, Any]) -> dict[str, Any]:

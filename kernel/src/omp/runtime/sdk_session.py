@@ -14,13 +14,30 @@ from omp.base.errors import OmpError
 from omp.base.thinking import ThinkingLevel
 
 if TYPE_CHECKING:
+    from omp.agent.approval import ToolApproval
     from omp.agent.events import Event
-    from omp.agent.messages import AgentMessage, AssistantMessage, ImageContent
+    from omp.agent.messages import AgentMessage, AssistantMessage, ImageContent, ToolCall
     from omp.agent.providers import Model
+    from omp.agent.tools import Tool
+    from omp.base.files import FileAccess
+    from omp.plugin.contrib import Command, Renderer
     from omp.runtime.session import AgentSession as RuntimeSession
+    from omp.runtime.tool_render import ToolRendering
+    from omp.runtime.ui import UI
 
 Listener = Callable[["Event"], "Awaitable[None] | None"]
 """Called with every event of the session, in order (sync or async)."""
+
+ApprovalMode = Literal["always-ask", "write", "yolo"]
+"""``tools.approvalMode``: ask before every tool call, before those of tools that
+require approval, or never."""
+
+ApprovalGate = Callable[
+    ["ToolCall", "Callable[[], Awaitable[str | None]]"], "Awaitable[str | None]"
+]
+"""Runs around each approval decision (``AgentSession.guard_approval``): called with the
+tool call and ``decide`` (the session's own decision, asking through its UI where
+needed), it returns None when the call may run, else why it may not."""
 
 
 @dataclass(frozen=True)
@@ -90,9 +107,43 @@ class AgentSession:
         return list(self._session.agent.messages)
 
     @property
+    def header(self) -> dict[str, Any]:
+        """The session file's header record (its first line; kept in memory for an
+        in-memory session)."""
+        return dict(self._session.session_file.header)
+
+    @property
+    def flags(self) -> Mapping[str, Any]:
+        """The command-line flag values the session was opened with, by name (omp's own
+        and the plugins')."""
+        return dict(self._session.flags)
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The per-session plugin state, the handlers' ``ctx.state``: how a client hands
+        a plugin something for this session before it starts."""
+        return self._session.plugin_state
+
+    @property
+    def commands(self) -> list[Command]:
+        """The slash commands a prompt may start with, by name."""
+        return sorted(self._session.commands.values(), key=lambda c: c.name)
+
+    def usable_models(self) -> list[Model]:
+        """The models that can be used now (their provider has what it needs), in the
+        registry's order: what a client offers to pick from."""
+        session = self._session
+        return session.models.usable(session.settings.data)
+
+    @property
     def is_streaming(self) -> bool:
         """Whether a prompt is being answered."""
         return bool(self._busy) or self._session.agent.is_streaming
+
+    async def start(self) -> None:
+        """Start the session (plugins' ``session_start`` hooks run); the first prompt
+        does it otherwise. Idempotent."""
+        await self._started()
 
     # -- prompting --------------------------------------------------------------------
 
@@ -108,7 +159,7 @@ class AgentSession:
         input hook that handled it). An answer that failed has ``stop_reason``
         ``"error"`` or ``"aborted"``. While a prompt runs, ``streaming_behavior`` says
         how to queue this one (else it is an error)."""
-        from omp.runtime.modes import run_prompts
+        from omp.runtime.prompting import run_prompts
 
         session = self._live()
         if self.is_streaming:
@@ -181,6 +232,26 @@ class AgentSession:
         """Receive every event from now on; returns the function that unsubscribes."""
         return self._session.subscribe(listener)
 
+    async def run_prompts(
+        self, prompts: Sequence[str], images: Sequence[ImageContent] | None = None
+    ) -> AssistantMessage | None:
+        """Each prompt in turn, as ``prompt`` runs one, stopping after one that failed,
+        was aborted or asked the session to shut down; the last answer of them all.
+        ``images`` go with the first prompt. What a one-shot run mode does."""
+        from omp.runtime.prompting import run_prompts
+
+        session = self._live()
+        if self.is_streaming:
+            raise OmpError("the session is answering a prompt; wait for it")
+        self._busy += 1
+        try:
+            answer: AssistantMessage | None = await run_prompts(
+                session, list(prompts), list(images) if images else None
+            )
+        finally:
+            self._busy -= 1
+        return answer
+
     # -- model and thinking -----------------------------------------------------------
 
     async def set_model(self, model: str | Model) -> None:
@@ -219,6 +290,85 @@ class AgentSession:
         before it, or ``at`` it)."""
         return _change(await (await self._started()).fork(entry_id, position))
 
+    # -- a client in front of the session (run modes, editors) -------------------------
+
+    def attach_client(self, *, ui: UI | None = None, files: FileAccess | None = None) -> None:
+        """Put a client in front of the session: its ``ui`` answers the plugins' dialogs
+        and tool approvals (``ctx.has_ui`` becomes true); ``files`` serves the tools'
+        file reads and writes (an editor's unsaved buffers, say)."""
+        session = self._live()
+        if ui is not None:
+            session.ui = ui
+            session.has_ui = True
+        if files is not None:
+            session.files = files
+
+    @property
+    def approval_mode(self) -> ApprovalMode:
+        """Which tool calls need approval (``tools.approvalMode``); settable for this
+        session."""
+        return cast("ApprovalMode", self._approval().mode)
+
+    @approval_mode.setter
+    def approval_mode(self, mode: ApprovalMode) -> None:
+        from omp.agent.approval import MODES
+
+        if mode not in MODES:
+            raise OmpError(f"unknown approval mode {mode!r}; use one of " + ", ".join(MODES))
+        self._approval().mode = mode
+
+    def allow_tool(self, name: str) -> None:
+        """Never ask again about ``name`` in this session (an "always allow" answer)."""
+        self._approval().per_tool[name] = "allow"
+
+    def guard_approval(self, gate: ApprovalGate) -> None:
+        """Run ``gate`` around every approval decision from now on (a client that shows
+        which call is being asked about, or reports an approved call as running)."""
+        session = self._live()
+        inner = session.approval
+
+        async def approve(call: ToolCall, tool: Tool, decision: Any) -> str | None:
+            return await gate(call, lambda: inner(call, tool, decision))
+
+        approve.__wrapped__ = inner  # type: ignore[attr-defined]
+        session.approval = approve
+
+    def tool(self, name: str) -> Tool | None:
+        """The session's tool called ``name`` (active or not); None when there is none."""
+        return self._session.tools.get(name)
+
+    def replace_tool(self, tool: Tool) -> None:
+        """Put ``tool`` in place of the session's tool of the same name, active as that
+        one was: for a client that runs the tool itself (an editor's terminal)."""
+        tools = self._live().tools
+        active = tools.active_names()
+        tools.unregister(tool.name)
+        tools.register(tool)
+        tools.set_active(active)
+
+    def tool_rendering(self) -> ToolRendering:
+        """The tools' own renderers (a call's title, a result's lines); a renderer that
+        fails is reported as a plugin error."""
+        from omp.runtime.tool_render import ToolRendering
+
+        session = self._session
+        return ToolRendering(session.tools, session.report_plugin_error)
+
+    def renderer(self, kind: str, name: str) -> Renderer | None:
+        """The renderer a plugin registered for ``kind`` (``"tool"``, ``"message"``)
+        and ``name``; None when there is none."""
+        found: Renderer | None = self._session.renderers.get((kind, name))
+        return found
+
+    def redact(self, text: str) -> str:
+        """``text`` with the session's secrets (API keys, tokens) hidden: for whatever a
+        client writes out."""
+        return self._session.secrets.redact(text)
+
+    def redact_bytes(self, data: bytes) -> bytes:
+        """``redact`` for an encoded frame."""
+        return self._session.secrets.redact_bytes(data)
+
     # -- the end ----------------------------------------------------------------------
 
     async def dispose(self) -> None:
@@ -244,6 +394,15 @@ class AgentSession:
         if self._disposed:
             raise OmpError("the session was disposed")
         return self._session
+
+    def _approval(self) -> ToolApproval:
+        """The session's ``ToolApproval``, under the gates ``guard_approval`` put round it."""
+        from omp.agent.approval import ToolApproval
+
+        approval: Any = self._session.approval
+        while not isinstance(approval, ToolApproval):
+            approval = approval.__wrapped__
+        return approval
 
     async def _started(self) -> RuntimeSession:
         session = self._live()

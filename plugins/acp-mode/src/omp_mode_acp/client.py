@@ -11,7 +11,7 @@ from typing import Any
 
 from acp import schema
 from acp.helpers import text_block, tool_content
-from omp import UI, FileAccess
+from omp import UI, AgentSession, FileAccess
 
 from omp_mode_acp.updates import tool_kind, tool_title
 
@@ -29,18 +29,17 @@ OPTIONS = [
 
 
 class ApprovalGate:
-    """Wraps a session's tool approval (``omp.agent.approval.ToolApproval``): the call being
-    decided is known to the permission request, and an approved call is reported as
-    running."""
+    """Runs around a session's tool approval (``AgentSession.guard_approval``): the call
+    being decided is known to the permission request, and an approved call is reported
+    as running."""
 
-    def __init__(self, inner: Any, on_approved: Any) -> None:
-        self.inner = inner
+    def __init__(self, on_approved: Any) -> None:
         self._on_approved = on_approved
 
-    async def __call__(self, call: Any, tool: Any, decision: Any) -> str | None:
+    async def __call__(self, call: Any, decide: Any) -> str | None:
         token = _ASKING.set(call)
         try:
-            denied = await self.inner(call, tool, decision)
+            denied = await decide()
         finally:
             _ASKING.reset(token)
         if denied is None:
@@ -53,12 +52,12 @@ class AcpUI(UI):
     dialogs take their default (the protocol has no stable way to ask them);
     notifications go to stderr."""
 
-    def __init__(self, conn: Any, session_id: str, cwd: str, approval: Any) -> None:
+    def __init__(self, conn: Any, session_id: str, cwd: str, session: AgentSession) -> None:
         super().__init__()
         self._conn = conn
         self._session_id = session_id
         self._cwd = cwd
-        self._approval = approval
+        self._session = session
         self._asked = 0
 
     async def _ask_confirm(self, title: str, message: str) -> bool:
@@ -86,7 +85,7 @@ class AcpUI(UI):
         if outcome.outcome != "selected":
             return False
         if outcome.option_id == "allow_always" and call is not None:
-            self._approval.per_tool[call.name] = "allow"
+            self._session.allow_tool(call.name)
         return outcome.option_id in ("allow_once", "allow_always")
 
     def notify(self, message: str, level: str = "info") -> None:

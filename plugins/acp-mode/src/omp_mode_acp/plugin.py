@@ -37,5 +37,6 @@ def omp_register_modes(api: Any) -> list[RunMode]:
             has_ui=True,
             reads_stdin=True,
             takes_prompts=False,
+            public_session=True,
         )
     ]

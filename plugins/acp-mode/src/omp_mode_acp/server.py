@@ -1,21 +1,23 @@
 """The ACP agent: the SDK's ``acp.Agent`` interface over omp sessions, several at once
-on one connection. Each session gets its own runtime, built for its cwd with
-``omp.runtime.bootstrap`` as the CLI builds one."""
+on one connection. Each session is built for its cwd with ``omp.create_session``, as
+the CLI builds one with the flags omp was started with."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from acp import PROTOCOL_VERSION, RequestError, schema
 
 from omp_mode_acp.session import AcpSession
+
+if TYPE_CHECKING:
+    from omp import AgentSession
 
 SESSION_SERVERS_KEY = "omp-mcp.session-servers"
 """Where the MCP plugin takes servers given to one session (omp_mcp.session_servers);
@@ -40,48 +42,27 @@ class ServerConfig:
         return cls(flags=dict(flags), trust=bool(flags.get("trust")), extension_paths=paths)
 
 
-def _options(config: ServerConfig, **where: Any) -> Any:
-    from omp import SessionOptions
-
-    flags = config.flags
-    tools = flags.get("tools")
-    offline = os.environ.get("OMP_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
-    return SessionOptions(
-        model=flags.get("model"),
-        thinking=flags.get("thinking"),
-        tools=[t.strip() for t in tools.split(",") if t.strip()] if tools else None,
-        no_tools=bool(flags.get("no-tools")),
-        no_builtin_tools=bool(flags.get("no-builtin-tools")),
-        offline=bool(flags.get("offline")) or offline,
-        provider=flags.get("provider"),
-        models=flags.get("models"),
-        no_session=bool(flags.get("no-session")),
-        session_dir=flags.get("session-dir"),
-        system_prompt=flags.get("system-prompt"),
-        append_system_prompt=flags.get("append-system-prompt"),
-        flags=dict(flags),
-        mode_name="acp",
-        **where,
-    )
-
-
-def _build(config: ServerConfig, cwd: str, resume: str | None) -> Any:
-    """An AgentSession (not started) for ``cwd``; ``resume``: a saved session's id."""
-    from omp import RUNTIME_KINDS, OmpError, load_runtime, open_session
+async def _build(config: ServerConfig, cwd: str, resume: str | None) -> AgentSession:
+    """A session (not started) for ``cwd``; ``resume``: a saved session's id."""
+    from omp import OmpError, create_session
 
     folder = Path(cwd)
     if not folder.is_absolute() or not folder.is_dir():
         raise RequestError.invalid_params({"cwd": f"{cwd} is not an absolute directory"})
+    flags = dict(config.flags)
+    if os.environ.get("OMP_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        flags["offline"] = True
     try:
-        runtime = load_runtime(
+        return await create_session(
             cwd=folder,
-            kinds=RUNTIME_KINDS,
+            cli_flags=flags,
+            session=resume or "new",
             trust=config.trust,
-            extension_paths=config.extension_paths,
-            discover_extensions=not config.flags.get("no-extensions"),
-            entry_points=not config.flags.get("no-plugins"),
+            extensions=config.extension_paths,
+            discover_extensions=not flags.get("no-extensions"),
+            plugins=[] if flags.get("no-plugins") else None,
+            mode="acp",
         )
-        return open_session(runtime, _options(config, resume=resume), has_ui=True)
     except OmpError as exc:
         raise RequestError.invalid_params({"details": str(exc)}) from None
 
@@ -139,10 +120,10 @@ class OmpAgent:
         return None
 
     async def _open(self, cwd: str, resume: str | None, mcp_servers: Any) -> AcpSession:
-        session = await asyncio.to_thread(_build, self.config, cwd, resume)
-        self.redactors.append(session.secrets.redact_bytes)
+        session = await _build(self.config, cwd, resume)
+        self.redactors.append(session.redact_bytes)
         if mcp_servers:
-            session.plugin_state[SESSION_SERVERS_KEY] = [_server_entry(s) for s in mcp_servers]
+            session.state[SESSION_SERVERS_KEY] = [_server_entry(s) for s in mcp_servers]
         acp_session = AcpSession(self.conn, session, self.client_caps)
         self.sessions[acp_session.id] = acp_session
         return acp_session
@@ -151,7 +132,7 @@ class OmpAgent:
     def _report_unconnected(acp_session: AcpSession) -> None:
         """The MCP plugin takes the servers when the session starts; left there, no
         plugin did (it is not installed or disabled)."""
-        left = acp_session.session.plugin_state.pop(SESSION_SERVERS_KEY, None)
+        left = acp_session.session.state.pop(SESSION_SERVERS_KEY, None)
         if left:
             names = ", ".join(str(s.get("name", "?")) for s in left)
             print(
@@ -180,7 +161,7 @@ class OmpAgent:
         if previous is not None:
             await previous.close()
             with contextlib.suppress(ValueError):  # its replacement brings its own
-                self.redactors.remove(previous.session.secrets.redact_bytes)
+                self.redactors.remove(previous.session.redact_bytes)
         acp_session = await self._open(cwd, session_id, mcp_servers)
         await acp_session.replay()
         await acp_session.start()

@@ -1,5 +1,5 @@
-"""One ACP session: an ``omp.runtime.session.AgentSession`` built as the CLI builds one, its
-events sent to the client as ``session/update`` notifications, and what the client
+"""One ACP session: an ``omp.AgentSession`` built as the CLI builds one, its events sent
+to the client as ``session/update`` notifications, and what the client
 asked for (prompts, cancel, mode, model, thinking level)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from acp.helpers import (
     update_current_mode,
     update_tool_call,
 )
-from omp import THINKING_LEVELS, ToolRendering, thinking_levels
+from omp import THINKING_LEVELS, AgentSession, OmpError, thinking_levels
 
 from omp_mode_acp import updates
 from omp_mode_acp.client import AcpUI, ApprovalGate, ClientFiles
@@ -36,29 +36,29 @@ SNAPSHOT_MAX_BYTES = 1 << 20
 
 
 class AcpSession:
-    def __init__(self, conn: Any, session: Any, caps: Any) -> None:
+    def __init__(self, conn: Any, session: AgentSession, caps: Any) -> None:
         self.conn = conn
         self.session = session
-        self.id: str = session.session_file.session_id
-        self.cwd: str = session.cwd
+        self.id: str = session.session_id
+        self.cwd: str = str(session.cwd)
         self._running: asyncio.Task[Any] | None = None
         self._cancelled = False
         self._before: dict[str, str | None] = {}
-        self.view = ToolRendering(session.tools, session.report_plugin_error)
+        self.view = session.tool_rendering()
         """The tools' own renderers: a call's title, a result's content."""
-        self.gate = ApprovalGate(session.approval, self._approved)
-        session.approval = self.gate
-        session.ui = AcpUI(conn, self.id, self.cwd, self.gate.inner)
+        session.guard_approval(ApprovalGate(self._approved))
         fs = getattr(caps, "fs", None) if caps is not None else None
+        files = None
         if fs is not None and (fs.read_text_file or fs.write_text_file):
-            session.files = ClientFiles(
+            files = ClientFiles(
                 conn,
                 self.id,
                 asyncio.get_running_loop(),
                 bool(fs.read_text_file),
                 bool(fs.write_text_file),
             )
-        if caps is not None and caps.terminal and "bash" in session.tools:
+        session.attach_client(ui=AcpUI(conn, self.id, self.cwd, session), files=files)
+        if caps is not None and caps.terminal and session.tool("bash") is not None:
             from omp_mode_acp.terminal import use_client_terminal
 
             use_client_terminal(session, conn, self.id)
@@ -79,23 +79,25 @@ class AcpSession:
                 if getattr(c, "argument_hint", None)
                 else None,
             )
-            for c in sorted(self.session.commands.values(), key=lambda c: c.name)
+            for c in self.session.commands
         ]
         await self.send(update_available_commands(commands))
 
     async def replay(self) -> None:
-        for update in updates.replay(self.session.agent.messages, self.cwd, self.view):
+        for update in updates.replay(self.session.messages, self.cwd, self.view):
             await self.send(update)
 
     # -- what the client sees ------------------------------------------------------
 
     def modes(self) -> schema.SessionModeState:
-        return schema.SessionModeState(current_mode_id=self.gate.inner.mode, available_modes=MODES)
+        return schema.SessionModeState(
+            current_mode_id=self.session.approval_mode, available_modes=MODES
+        )
 
     def config_options(self) -> list[Any]:
         session = self.session
-        usable = session.models.usable(session.settings.data)
-        current = session.agent.model
+        usable = session.usable_models()
+        current = session.model
         if current is not None and current not in usable:
             usable.insert(0, current)
         models = schema.SessionConfigOptionSelect(
@@ -109,14 +111,14 @@ class AcpSession:
             ],
         )
         levels = list(thinking_levels(current))
-        if session.agent.thinking_level not in levels:
-            levels.insert(0, session.agent.thinking_level)
+        if session.thinking_level not in levels:
+            levels.insert(0, session.thinking_level)
         thinking = schema.SessionConfigOptionSelect(
             id="thinking",
             name="Thinking",
             category="thought_level",
             type="select",
-            current_value=session.agent.thinking_level,
+            current_value=session.thinking_level,
             options=[schema.SessionConfigSelectOption(value=v, name=v) for v in levels],
         )
         return [models, thinking]
@@ -126,16 +128,20 @@ class AcpSession:
     def set_mode(self, mode_id: str) -> None:
         if mode_id not in {m.id for m in MODES}:
             raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}"})
-        self.gate.inner.mode = mode_id
+        self.session.approval_mode = mode_id  # type: ignore[assignment]
 
     async def set_option(self, config_id: str, value: Any) -> None:
         if config_id == "model":
-            if not self.session.set_model(str(value)):
-                raise RequestError.invalid_params({"value": f"model {value!r} cannot be used"})
+            try:
+                await self.session.set_model(str(value))
+            except OmpError:
+                raise RequestError.invalid_params(
+                    {"value": f"model {value!r} cannot be used"}
+                ) from None
         elif config_id == "thinking":
             if value not in THINKING_LEVELS:
                 raise RequestError.invalid_params({"value": f"unknown thinking level {value!r}"})
-            self.session.set_thinking_level(value)
+            await self.session.set_thinking_level(value)
         else:
             raise RequestError.invalid_params({"configId": f"unknown option {config_id!r}"})
 
@@ -144,19 +150,16 @@ class AcpSession:
             raise RequestError.invalid_request({"details": "a prompt is already running"})
         text, images = prompt_input(blocks)
         session = self.session
-        before = len(session.agent.messages)
         self._cancelled = False
         self._running = asyncio.ensure_future(session.prompt(text, images))
         try:
-            await self._running
+            last = await self._running
             await session.wait_for_idle()
         except asyncio.CancelledError:
-            session.agent.abort()
+            session.abort()
             raise
         if self._cancelled:
             return "cancelled"
-        added = session.agent.messages[before:]
-        last = next((m for m in reversed(added) if m.role == "assistant"), None)
         if last is None:
             return "end_turn"
         if last.stop_reason == "error":
@@ -165,11 +168,11 @@ class AcpSession:
 
     def cancel(self) -> None:
         self._cancelled = True
-        self.session.agent.abort()
+        self.session.abort()
 
     async def close(self) -> None:
         self.cancel()
-        await self.session.shutdown()
+        await self.session.dispose()
 
     # -- events --------------------------------------------------------------------
 
@@ -231,7 +234,7 @@ class AcpSession:
             print(f"omp: {text}", file=sys.stderr, flush=True)
 
     def _args_of(self, call_id: str) -> dict[str, Any] | None:
-        for message in reversed(self.session.agent.messages):
+        for message in reversed(self.session.messages):
             for call in getattr(message, "tool_calls", None) or []:
                 if call.id == call_id:
                     return call.arguments
@@ -251,4 +254,4 @@ class AcpSession:
             return None
 
     def mode_update(self) -> Any:
-        return update_current_mode(self.gate.inner.mode)
+        return update_current_mode(self.session.approval_mode)

@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 from acp.helpers import tool_terminal_ref, update_tool_call
-from omp import Tool, ToolResult
+from omp import AgentSession, Tool, ToolResult
 
 DEFAULT_TIMEOUT = 120.0
 MAX_TIMEOUT = 3600.0
@@ -89,10 +89,8 @@ class ClientTerminalBash(Tool):
         return "aborted" if aborted in done else "timeout"
 
 
-def use_client_terminal(session: Any, conn: Any, session_id: str) -> None:
+def use_client_terminal(session: AgentSession, conn: Any, session_id: str) -> None:
     """Put the client-terminal bash in place of this session's ``bash``."""
-    original = session.tools.get("bash")
-    active = session.tools.active_names()
-    session.tools.unregister("bash")
-    session.tools.register(ClientTerminalBash(original, conn, session_id))
-    session.tools.set_active(active)
+    original = session.tool("bash")
+    if original is not None:
+        session.replace_tool(ClientTerminalBash(original, conn, session_id))

@@ -93,7 +93,7 @@ class LocalEngine:
 
     def run(self, tasks: list[Any], job: Job, report: Report) -> None:
         # Imported once here, inherited by every forked worker.
-        _ = (omp.create_session, omp.open_session, omp.run_prompts, omp.HandlerContext)
+        _ = (omp.create_session, omp.AgentSession, omp.HandlerContext)
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         context = multiprocessing.get_context(method)
         queue = deque(tasks)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import omp
-from omp import RunMode, run_prompts
+from omp import RunMode
 
 
 @omp.hookimpl
@@ -22,6 +22,7 @@ def omp_register_modes(api):
             "Print the session header, then every event as a JSON line",
             run=run_json,
             make_ui=EventUI,
+            public_session=True,
         )
     ]
 
@@ -31,16 +32,16 @@ def _write(payload: dict[str, Any], redact: Callable[[str], str] = str) -> None:
     sys.stdout.flush()
 
 
-async def run_json(session: Any, request: Any) -> int:
+async def run_json(session: omp.AgentSession, request: Any) -> int:
     if not request.prompts:
         print("omp: no prompt given: pass text as arguments, or pipe it on stdin", file=sys.stderr)
         return 2
-    redact = session.secrets.redact  # what the user typed, or a plugin's notice
-    _write(session.session_file.header)
+    redact = session.redact  # what the user typed, or a plugin's notice
+    _write(session.header)
     session.subscribe(
         lambda event: _write(event.model_dump(mode="json", exclude_none=True), redact)
     )
-    final = await run_prompts(session, request.prompts, request.images)
-    if session.abort_message:
+    final = await session.run_prompts(request.prompts, request.images)
+    if session.abort_reason:
         return 1
     return 1 if final is not None and final.stop_reason in ("error", "aborted") else 0

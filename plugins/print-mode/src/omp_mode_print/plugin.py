@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 import omp
-from omp import RunMode, run_prompts
+from omp import RunMode
 
 
 @omp.hookimpl
@@ -25,12 +25,13 @@ def omp_register_modes(api):
             "Run the prompt(s) once and print the final answer",
             run=run_print,
             make_ui=lambda session: StderrUI(),
+            public_session=True,
         )
     ]
 
 
-def _tool_lines(session: Any, event: Any) -> list[str]:
-    renderer = session.renderers.get(("tool", event.tool_name))
+def _tool_lines(session: omp.AgentSession, event: Any) -> list[str]:
+    renderer = session.renderer("tool", event.tool_name)
     if renderer is not None:
         if event.type != "tool_execution_end":
             return []
@@ -45,7 +46,7 @@ def _tool_lines(session: Any, event: Any) -> list[str]:
     return []
 
 
-def _lines(session: Any, event: Any, verbose: bool) -> list[str]:
+def _lines(session: omp.AgentSession, event: Any, verbose: bool) -> list[str]:
     kind = event.type
     if kind == "extension_error":
         if event.occurrence > 1:  # counted when the session ends
@@ -78,18 +79,18 @@ def _retry_line(event: Any) -> str:
     return f"omp: retrying in {seconds:g} s (attempt {attempt} of {total}): {reason}"
 
 
-def _usage_line(totals: dict[str, Any]) -> str:
-    cost = f"${totals['cost']:.4f}"
-    if totals["unpriced"]:
-        cost += f" (+{totals['unpriced']} unpriced response(s))"
+def _usage_line(totals: omp.UsageTotals) -> str:
+    cost = f"${totals.cost:.4f}"
+    if totals.unpriced:
+        cost += f" (+{totals.unpriced} unpriced response(s))"
     return (
-        f"usage: {totals['requests']} request(s), {totals['input']} in, "
-        f"{totals['output']} out, {totals['cache_read']} cache read, "
-        f"{totals['cache_write']} cache write, {cost}"
+        f"usage: {totals.requests} request(s), {totals.input} in, "
+        f"{totals.output} out, {totals.cache_read} cache read, "
+        f"{totals.cache_write} cache write, {cost}"
     )
 
 
-async def run_print(session: Any, request: Any) -> int:
+async def run_print(session: omp.AgentSession, request: Any) -> int:
     if not request.prompts:
         print("omp: no prompt given: pass text after -p, or pipe it on stdin", file=sys.stderr)
         return 2
@@ -108,13 +109,13 @@ async def run_print(session: Any, request: Any) -> int:
     if busy is not None:
         busy.start()
     try:
-        final = await run_prompts(session, request.prompts, request.images)
+        final = await session.run_prompts(request.prompts, request.images)
     finally:
         if busy is not None:
             busy.stop()
     if request.verbose:
         print(f"omp: {_usage_line(session.usage_totals())}", file=sys.stderr)
-    if session.abort_message:
+    if session.abort_reason:
         return 1  # the reason was reported as an error notice when the run stopped
     if final is None:
         return 0
