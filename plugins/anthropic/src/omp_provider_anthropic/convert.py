@@ -24,7 +24,7 @@ from omp import (
     UserMessage,
 )
 from omp_llm.body import PreparedBody
-from omp_llm.incremental import convert
+from omp_llm.incremental import WireCache, convert, tools_encoding
 from omp_llm.usage import budget_tokens, thinking_value
 
 MIN_OUTPUT_TOKENS = 4096
@@ -54,9 +54,13 @@ def prepare_request(request: Any) -> PreparedBody:
         "max_tokens": int(options.max_tokens or model.max_tokens),
         "stream": True,
     }
+    fixed: dict[str, bytes] = {}
     if request.context.system_prompt:
-        system = {"type": "text", "text": request.context.system_prompt}
+        prompt = request.context.system_prompt
+        system = {"type": "text", "text": prompt}
         body["system"] = [{**system, "cache_control": CACHE} if caching else system]
+        memo = WireCache.of(request).memo
+        fixed["system"] = memo.encode(("system", caching, prompt), None, body["system"])
     turns = convert(request, request.context.messages, lambda: TurnFold(model, caching))
     body["messages"] = turns.items
     if request.context.tools:
@@ -68,6 +72,7 @@ def prepare_request(request: Any) -> PreparedBody:
             }
             for tool in request.context.tools
         ]
+        fixed.update(tools_encoding(request, body["tools"]))
     budget = thinking_budget(model, options.thinking_level, options.settings)
     if budget and _unsigned_tool_turn(body["messages"]):
         budget = None
@@ -80,7 +85,7 @@ def prepare_request(request: Any) -> PreparedBody:
             else:
                 body["max_tokens"] = budget + MIN_OUTPUT_TOKENS
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
-    return turns.body(body, "messages")
+    return turns.body(body, "messages", fixed)
 
 
 def thinking_budget(model: Model, level: str, settings: dict[str, Any]) -> int | None:

@@ -17,7 +17,7 @@ from omp import (
     UserMessage,
 )
 from omp_llm.body import PreparedBody
-from omp_llm.incremental import convert
+from omp_llm.incremental import WireCache, convert, tools_encoding
 from omp_llm.usage import budget_tokens, thinking_value
 
 from omp_provider_google.schema import sanitize_schema
@@ -39,16 +39,20 @@ def prepare_request(request: Any) -> PreparedBody:
     compat = request.compat
     contents = convert(request, context.messages, lambda: ContentFold(model, compat))
     body: dict[str, Any] = {"contents": contents.items}
+    fixed: dict[str, bytes] = {}
     if context.system_prompt:
-        body["systemInstruction"] = {"parts": [{"text": context.system_prompt}]}
+        system = body["systemInstruction"] = {"parts": [{"text": context.system_prompt}]}
+        memo = WireCache.of(request).memo
+        fixed["systemInstruction"] = memo.encode(("system", context.system_prompt), None, system)
     if context.tools:
         body["tools"] = [{"functionDeclarations": [_declaration(t) for t in context.tools]}]
+        fixed.update(tools_encoding(request, body["tools"]))
     config: dict[str, Any] = {"maxOutputTokens": options.max_tokens or model.max_tokens}
     thinking = thinking_config(model, options.thinking_level, options.settings, compat)
     if thinking is not None:
         config["thinkingConfig"] = thinking
     body["generationConfig"] = config
-    return contents.body(body, "contents")
+    return contents.body(body, "contents", fixed)
 
 
 def _declaration(tool: dict[str, Any]) -> dict[str, Any]:

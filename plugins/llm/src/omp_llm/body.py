@@ -12,6 +12,11 @@ handler does reaches the cached items. What they return is encoded reusing the c
 bytes where the list is still the view and every item read is unchanged; anything else
 (another list, a list changed in place, an item changed) is encoded in full.
 
+Other fields can come encoded too (``fixed``: a field's bytes, such as the tool list's,
+which a provider keeps from one request to the next with ``EncodingMemo``); handlers
+get such a list as a copy-on-read view as well, and the bytes are used while what
+they return is that view with every item read unchanged.
+
 A long body is not joined into one buffer per request: ``pieces`` gives the cached
 runs of items (``runs``: the conversation's blocks, each one bytes object made once)
 as they are, and joins only the short pieces between them; httpx sends them one
@@ -60,6 +65,9 @@ class PreparedBody:
         self.runs = runs or []
         self.runs_from = runs_from
         self._view_items: Any = None
+        self.fixed: dict[str, bytes] = {}
+        """Encodings of other fields: ``payload[name]`` encoded is ``fixed[name]``."""
+        self._fixed_views: dict[str, Any] = {}
 
     def view(self) -> dict[str, Any]:
         """The payload as handlers get it: theirs to change, the cached items untouched."""
@@ -68,7 +76,27 @@ class PreparedBody:
         view = dict(self.payload)
         if self.key is not None and self.key in view:
             view[self.key] = self._view_items = CopyOnRead(self.payload[self.key])
+        for name in self.fixed:
+            if type(view.get(name)) is list:
+                view[name] = self._fixed_views[name] = CopyOnRead(view[name])
         return view
+
+    def _fixed(self, name: str, value: Any, own: bool) -> bytes | None:
+        """``fixed[name]`` when ``value`` is still what it encodes: the field itself in
+        this body's own payload (no handler saw it), or its view with every item a
+        handler read unchanged."""
+        encoded = self.fixed.get(name)
+        if encoded is None:
+            return None
+        original = self.payload.get(name)
+        if own:
+            return encoded if value is original else None
+        if value is not self._fixed_views.get(name):
+            return None
+        read = value.copied_indexes()
+        if read is None or any(list.__getitem__(value, i) != original[i] for i in read):
+            return None
+        return encoded
 
     def encode(self, payload: Any = None) -> bytes:
         """The bytes of ``payload`` (this body's own when None, or what handlers made of
@@ -78,6 +106,7 @@ class PreparedBody:
     def pieces(self, payload: Any = None) -> list[bytes]:
         """``encode``'s bytes as pieces to send one after another: the cached runs as
         they are, the short pieces around them joined."""
+        own = payload is None or payload is self.payload
         payload = self.payload if payload is None else payload
         if type(payload) is not dict or not all(type(k) is str for k in payload):
             return [dumps(payload)]
@@ -87,7 +116,8 @@ class PreparedBody:
             short.append((b"," if short or out else b"{") + dumps(name) + b":")
             cached = self._cached_items(value) if name == self.key else None
             if cached is None:
-                short.append(dumps(value))
+                fixed = self._fixed(name, value, own) if self.fixed else None
+                short.append(dumps(value) if fixed is None else fixed)
                 continue
             before, runs, after = cached
             if not (before or runs or after):
@@ -137,6 +167,39 @@ class PreparedBody:
             else:  # inside a run: not this class's contract; encode it all
                 return None
         return before, runs, after  # type: ignore[return-value]
+
+
+class EncodingMemo:
+    """The encodings of a payload field a provider builds the same way on each request
+    (the tool list), keyed by what it is built from: a tuple compared with ``==``, in
+    which objects that may change are given as ``id(...)`` and held in ``keep`` (a
+    tool's parameters schema, built once by the kernel and never changed afterwards)."""
+
+    def __init__(self, size: int = 8) -> None:
+        self._entries: list[tuple[Any, Any, bytes]] = []
+        self._size = size
+
+    def encode(self, key: Any, keep: Any, value: Any) -> bytes:
+        """``dumps(value)``, reused when ``value`` was built from ``key`` before."""
+        entries = self._entries
+        for index, (known, _, encoded) in enumerate(entries):
+            if known == key:
+                if index:
+                    entries.insert(0, entries.pop(index))
+                return encoded
+        encoded = dumps(value)
+        entries.insert(0, (key, keep, encoded))
+        del entries[self._size :]
+        return encoded
+
+    def encode_strings(self, item: Any) -> bytes:
+        """``dumps(item)``, reused for a dict of strings equal to one encoded before (a
+        system message); anything else is encoded afresh."""
+        if type(item) is not dict or not all(
+            type(k) is str and type(v) is str for k, v in item.items()
+        ):
+            return dumps(item)
+        return self.encode(("strings", *item.items()), None, item)
 
 
 class BodyPieces:

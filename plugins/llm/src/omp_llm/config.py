@@ -300,14 +300,36 @@ def auth_file(agent_dir: Path) -> Path:
     return agent_dir / "auth.json"
 
 
-def _stored_key(agent_dir: Path, provider: str) -> str | None:
-    path = auth_file(agent_dir)
+_AUTH_READ: dict[Path, tuple[tuple[int, int, int], Any]] = {}
+"""auth.json as last read, per path: its (inode, size, mtime) then, and its data."""
+
+
+def _auth_data(path: Path) -> Any:
+    """The parsed auth.json; read again only when the file changed (a key is looked up
+    before every request)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        _AUTH_READ.pop(path, None)
+        return None
+    except OSError as exc:
+        raise OmpError(f"cannot read {path}: {' '.join(str(exc).split())}") from None
+    stamp = (info.st_ino, info.st_size, info.st_mtime_ns)
+    known = _AUTH_READ.get(path)
+    if known is not None and known[0] == stamp:
+        return known[1]
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
         raise OmpError(f"cannot read {path}: {' '.join(str(exc).split())}") from None
+    _AUTH_READ[path] = (stamp, data)
+    return data
+
+
+def _stored_key(agent_dir: Path, provider: str) -> str | None:
+    data = _auth_data(auth_file(agent_dir))
     entry = data.get(provider) if isinstance(data, dict) else None
     if isinstance(entry, str):
         return entry

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from omp_llm.body import PreparedBody, dumps
+from omp_llm.body import EncodingMemo, PreparedBody, dumps
 
 SLOTS = 4
 """Conversations remembered per provider (the main one, a compaction, subagents)."""
@@ -72,20 +72,34 @@ class Converted:
     """Items in front of the converted messages (a system message, say)."""
     blocks: list[tuple[int, bytes]] = field(default_factory=list)
     """``encoded`` joined in consecutive runs: (end, bytes) for encoded[previous end:end]."""
+    lead_encoded: list[bytes] | None = None
+    """The lead items' bytes and a comma each, when known."""
 
-    def after(self, lead: list[Any]) -> Converted:
-        """This list with ``lead`` items in front."""
-        return Converted(lead + self.items, self.encoded, self.lead + len(lead), self.blocks)
+    def after(self, lead: list[Any], memo: EncodingMemo | None = None) -> Converted:
+        """This list with ``lead`` items in front; with the provider's ``memo``, those
+        made of strings only (a system message) are encoded once for the same strings."""
+        known = None
+        if memo is not None and not self.lead:
+            known = [memo.encode_strings(item) + b"," for item in lead]
+        return Converted(lead + self.items, self.encoded, self.lead + len(lead), self.blocks, known)
 
-    def body(self, payload: dict[str, Any], key: str) -> PreparedBody:
-        """``payload`` (whose ``key`` holds ``items``) as a body to send."""
+    def body(
+        self, payload: dict[str, Any], key: str, fixed: dict[str, bytes] | None = None
+    ) -> PreparedBody:
+        """``payload`` (whose ``key`` holds ``items``) as a body to send; ``fixed``: other
+        fields already encoded (``tools_encoding``)."""
         kept, lead = len(self.encoded), self.lead
-        parts: list[bytes | None] = [None] * lead
+        parts: list[bytes | None] = [None] * lead if self.lead_encoded is None else []
+        parts += self.lead_encoded or []
         parts += self.encoded
         parts += [None] * (len(self.items) - lead - kept)
-        missing = [*range(lead), *range(lead + kept, len(self.items))]
+        missing = [*range(lead if self.lead_encoded is None else 0)]
+        missing += range(lead + kept, len(self.items))
         runs = [(lead + end, run) for end, run in self.blocks if end <= kept]
-        return PreparedBody(payload, key, parts, missing, runs, lead)
+        body = PreparedBody(payload, key, parts, missing, runs, lead)
+        if fixed:
+            body.fixed.update(fixed)
+        return body
 
 
 class _Slot:
@@ -176,6 +190,8 @@ class WireCache:
     def __init__(self, slots: int = SLOTS) -> None:
         self._slots: list[_Slot] = []
         self._limit = slots
+        self.memo = EncodingMemo()
+        """The provider's other fields encoded by earlier requests (its tool list)."""
 
     def convert(self, key: Any, messages: Sequence[Any], new_fold: Callable[[], Fold]) -> Converted:
         slot = self._slot_for(key, messages)
@@ -201,6 +217,7 @@ class WireCache:
 
     def clear(self) -> None:
         self._slots.clear()
+        self.memo = EncodingMemo()
 
     @staticmethod
     def of(request: Any) -> WireCache:
@@ -216,3 +233,16 @@ def convert(
     compat switches and ``extra_key`` (anything else the fold was built with)."""
     key = (request.model, request.compat, *extra_key)
     return WireCache.of(request).convert(key, messages, new_fold)
+
+
+def tools_encoding(request: Any, value: Any) -> dict[str, bytes]:
+    """``{"tools": dumps(value)}``, ``value`` being the tool list the request's
+    ``context.tools`` became: encoded once by the provider for the same tools (the same
+    names, descriptions and schema objects; the kernel builds a tool's schema once)."""
+    tools = request.context.tools
+    schemas = [tool.get("parameters") for tool in tools]
+    key = tuple(
+        (tool.get("name"), tool.get("description"), id(schema))
+        for tool, schema in zip(tools, schemas, strict=True)
+    )
+    return {"tools": WireCache.of(request).memo.encode(key, schemas, value)}

@@ -81,6 +81,8 @@ class HttpProvider(Provider):
         self.known_secrets: Any = None
         """The session's omp.config.secrets.Secrets: told the key and credential headers each
         request resolves (a ``!command``'s output is known only then)."""
+        self._told: tuple[Any, list[str | None]] | None = None
+        """(known_secrets, secrets) as last told: the same ones are not told again."""
 
     @property
     def wire(self) -> WireApi:
@@ -173,8 +175,10 @@ class HttpProvider(Provider):
             yield out.error(f"{self.name}: {reason}" if self.disabled_cause else reason)
             return
         request = Request(self, model, context, options, key, headers)
-        if self.known_secrets is not None:
+        told = (self.known_secrets, request.secrets)
+        if self.known_secrets is not None and told != self._told:  # told once, not per request
             self.known_secrets.add_all((f"{self.name}:key", s) for s in request.secrets)
+            self._told = told
         events = run_stream(
             model, options, lambda out: self.wire.attempt(request, out), request.secrets
         )

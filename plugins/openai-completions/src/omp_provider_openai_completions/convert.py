@@ -23,7 +23,7 @@ from omp import (
     UserMessage,
 )
 from omp_llm.body import PreparedBody
-from omp_llm.incremental import convert
+from omp_llm.incremental import WireCache, convert, tools_encoding
 from omp_llm.usage import effort, thinking_value
 
 OPENAI_ID_LIMIT = 40
@@ -44,10 +44,11 @@ def prepare_request(request: Any) -> PreparedBody:
     converted = convert(request, context.messages, lambda: MessageFold(model, compat))
     if context.system_prompt:
         system = {"role": _system_role(model, compat), "content": context.system_prompt}
-        converted = converted.after([system])
+        converted = converted.after([system], WireCache.of(request).memo)
     body: dict[str, Any] = {"model": model.id, "messages": converted.items, "stream": True}
     if compat.get("supportsUsageInStreaming") is not False:
         body["stream_options"] = {"include_usage": True}
+    fixed: dict[str, bytes] = {}
     if context.tools:
         body["tools"] = [
             {
@@ -60,10 +61,11 @@ def prepare_request(request: Any) -> PreparedBody:
             }
             for tool in context.tools
         ]
+        fixed = tools_encoding(request, body["tools"])
     if options.max_tokens:
         body[compat.get("maxTokensField") or "max_completion_tokens"] = options.max_tokens
     body.update(_thinking(model, options.thinking_level, compat))
-    return converted.body(body, "messages")
+    return converted.body(body, "messages", fixed)
 
 
 def _thinking(model: Model, level: str, compat: dict[str, Any]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from omp import (
     UserMessage,
 )
 from omp_llm.body import PreparedBody
-from omp_llm.incremental import convert
+from omp_llm.incremental import WireCache, convert, tools_encoding
 from omp_llm.usage import effort, thinking_value
 
 MAX_ID = 64
@@ -46,7 +46,8 @@ def prepare_request(request: Any) -> PreparedBody:
     converted = convert(request, context.messages, lambda: ItemFold(model, compat))
     if context.system_prompt:
         role = _developer_role(compat) if model.reasoning else "system"
-        converted = converted.after([{"role": role, "content": clean(context.system_prompt)}])
+        system = {"role": role, "content": clean(context.system_prompt)}
+        converted = converted.after([system], WireCache.of(request).memo)
     body: dict[str, Any] = {
         "model": model.id,
         "input": converted.items,
@@ -60,6 +61,7 @@ def prepare_request(request: Any) -> PreparedBody:
             body["reasoning"] = reasoning
     if not compat.get("omitMaxOutputTokens"):
         body["max_output_tokens"] = options.max_tokens or model.max_tokens
+    fixed: dict[str, bytes] = {}
     if context.tools:
         body["tools"] = [
             {
@@ -72,9 +74,10 @@ def prepare_request(request: Any) -> PreparedBody:
             for tool in context.tools
         ]
         body["tool_choice"] = "auto"
+        fixed = tools_encoding(request, body["tools"])
     if compat.get("serviceTier"):
         body["service_tier"] = compat["serviceTier"]
-    return converted.body(body, "input")
+    return converted.body(body, "input", fixed)
 
 
 def reasoning_param(model: Any, level: str, compat: dict[str, Any]) -> dict[str, Any] | None:

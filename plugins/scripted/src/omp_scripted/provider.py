@@ -74,6 +74,7 @@ class ScriptedProvider(Provider):
         )
         self._api = plugin_api
         self._cache: dict[Path, tuple[float, Script]] = {}
+        self._tally = _Tally()
 
     def _script(self, settings: Any) -> Script:
         path = script_path(self._api, settings or {})
@@ -108,7 +109,7 @@ class ScriptedProvider(Provider):
         except OmpError as exc:
             yield out.error(str(exc))
             return
-        index = sum(1 for m in context.messages if m.role == "assistant")
+        index, prompt_chars = self._tally.of(context.messages)
         step = script.choose(index, *_since_last_reply(context.messages))
         if step is None:
             yield out.error(_no_reply(script, index))
@@ -135,7 +136,8 @@ class ScriptedProvider(Provider):
             yield out.toolcall_delta(encoded[:middle])
             yield out.toolcall_delta(encoded[middle:])
             yield out.toolcall_end()
-        out.message.usage = _usage(context, out.message, step.usage, model)
+        prompt_chars += len(context.system_prompt)
+        out.message.usage = _usage(prompt_chars, out.message, step.usage, model)
         yield out.done(step.stop_reason)
 
 
@@ -154,12 +156,41 @@ def _no_reply(script: Script, index: int) -> str:
     )
 
 
-def _usage(context: LlmContext, message: Any, given: dict[str, int], model: Model) -> Usage:
+class _Tally:
+    """The assistant messages and the prompt characters of a conversation, counted
+    once per message: a request's messages are the last request's plus a few, so only
+    those after the longest unchanged prefix are counted (summing every message on
+    each request made a long run quadratic)."""
+
+    def __init__(self) -> None:
+        self._messages: list[Any] = []
+        self._totals: list[tuple[int, int]] = [(0, 0)]  # (assistants, chars) per prefix
+
+    def of(self, messages: list[Any]) -> tuple[int, int]:
+        """(assistant messages, prompt characters) of ``messages``."""
+        known, old = len(self._messages), self._messages
+        if len(messages) >= known and messages[:known] == old:  # identity first, then ==
+            keep = known
+        else:
+            keep = 0
+            for before, now in zip(old, messages, strict=False):
+                if before is not now and before != now:
+                    break
+                keep += 1
+            del old[keep:], self._totals[keep + 1 :]
+        assistants, chars = self._totals[-1]
+        for message in messages[keep:]:
+            if message.role == "assistant":
+                assistants, chars = assistants + 1, chars + len(message.text)
+            else:
+                chars += len(content_text(message.content))
+            old.append(message)
+            self._totals.append((assistants, chars))
+        return assistants, chars
+
+
+def _usage(prompt_chars: int, message: Any, given: dict[str, int], model: Model) -> Usage:
     """Recorded token counts, or an estimate of about four characters a token."""
-    prompt_chars = len(context.system_prompt) + sum(
-        len(content_text(m.content)) if m.role != "assistant" else len(m.text)
-        for m in context.messages
-    )
     reply_chars = len(message.model_dump_json())
     usage = Usage(
         input=given.get("input", prompt_chars // 4), output=given.get("output", reply_chars // 4)
