@@ -83,6 +83,9 @@ def test_events_reach_hooks_and_subscribers_in_order(make_session, omp_harness):
             "omp_session_shutdown",
             "omp_session_stop",
             "omp_resources_discover",
+            "omp_compaction_service",
+            "omp_before_request",
+            "omp_context_overflow",
         )
     ]
     assert hooked == [t for t in log.types() if t != "queue_update"]
