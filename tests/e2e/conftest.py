@@ -38,7 +38,7 @@ class NoArgs(BaseModel):
 
 @omp.hookimpl
 def omp_register_tools(api):
-    from omp.agent.tools import Tool
+    from omp import Tool
 
     def execute(call_id, params, signal, on_update, ctx):
         Path({marker!r}).write_text("stuck")

@@ -57,7 +57,7 @@ def test_json_mode_still_carries_every_extension_error(omp_cli):
 
 FAILING_COMMAND = """
 import omp
-from omp.plugin.contrib import Command
+from omp import Command
 
 @omp.hookimpl
 def omp_register_commands(api):

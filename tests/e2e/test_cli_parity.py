@@ -20,7 +20,7 @@ PNG = base64.b64decode(
 PROBE = """
 import json
 import omp
-from omp.plugin.contrib import RunMode
+from omp import RunMode
 
 
 @omp.hookimpl
@@ -42,7 +42,7 @@ def omp_register_modes(api):
 EXTRA_TOOL = """
 import omp
 from pydantic import BaseModel
-from omp.agent.tools import Tool
+from omp import Tool
 
 
 class Nothing(BaseModel):

@@ -18,7 +18,7 @@ SHOUT_EXTENSION = textwrap.dedent(
 
     @omp.hookimpl
     def omp_register_tools(api):
-        from omp.agent.tools import Tool, ToolResult
+        from omp import Tool, ToolResult
 
         def execute(call_id, params, signal, on_update, ctx):
             return ToolResult.text(f"SHOUTED {params.word.upper()}!")
@@ -71,7 +71,7 @@ def marker_extension(word: str) -> str:
 
         @omp.hookimpl
         def omp_register_tools(api):
-            from omp.agent.tools import Tool
+            from omp import Tool
 
             return [
                 Tool(
@@ -508,7 +508,7 @@ def test_an_unexpected_failure_is_one_line_not_a_traceback(omp_cli):
         "import omp\n\n"
         "@omp.hookimpl\n"
         "def omp_register_modes(api):\n"
-        "    from omp.plugin.contrib import RunMode\n\n"
+        "    from omp import RunMode\n\n"
         "    def run(session, request):\n"
         "        raise KeyError('lost the plot')\n\n"
         "    return [RunMode('crash', 'always fails', run=run)]\n",

@@ -12,7 +12,7 @@ VAULT_KEY = "vk-key-in-the-environment-27182"
 
 EXTENSION = f"""
 import omp
-from omp.plugin.contrib import ProviderConfigSource
+from omp import ProviderConfigSource
 
 
 def _problems(agent_dir):
@@ -72,7 +72,7 @@ def test_a_plugins_credentials_are_hidden_in_events_and_the_session_file(omp_cli
 
 BROKEN = """
 import omp
-from omp.plugin.contrib import ProviderConfigSource
+from omp import ProviderConfigSource
 
 
 def _problems(agent_dir):

@@ -10,7 +10,7 @@ import omp
 def omp_register_tools(api):
     from pathlib import Path
 
-    from omp.agent.tools import Tool
+    from omp import Tool
     from pydantic import BaseModel
 
     class Params(BaseModel):

@@ -9,7 +9,7 @@ import pytest
 STATS = textwrap.dedent(
     """
     import omp
-    from omp.plugin.contrib import Subcommand
+    from omp import Subcommand
 
 
     def run(args, runtime):

@@ -180,6 +180,7 @@ _EXPORTS: dict[str, str] = {
     "StderrUI": "omp.runtime.ui",
     "EventUI": "omp.runtime.ui",
     "AbortSignal": "omp.base.abort",
+    "run_abortable": "omp.base.abort",
     "FileAccess": "omp.base.files",
     "ArtifactStore": "omp.session.artifacts",
     "FileLedger": "omp.session.artifacts",
@@ -458,7 +459,7 @@ if TYPE_CHECKING:
     )
     from omp.runtime.api import OmpAPI as OmpAPI, ExecResult as ExecResult, EventBus as EventBus
     from omp.runtime.ui import UI as UI, NullUI as NullUI, StderrUI as StderrUI, EventUI as EventUI
-    from omp.base.abort import AbortSignal as AbortSignal
+    from omp.base.abort import AbortSignal as AbortSignal, run_abortable as run_abortable
     from omp.base.files import FileAccess as FileAccess
     from omp.session.artifacts import (
         ArtifactStore as ArtifactStore,
@@ -815,6 +816,7 @@ __all__ = [
     "requirement_on",
     "resolve_path",
     "resolve_setting",
+    "run_abortable",
     "run_user_shell",
     "save_setting",
     "search_backend_line",

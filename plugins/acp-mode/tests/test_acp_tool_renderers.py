@@ -5,44 +5,9 @@ stderr (the editor's log) and the default content is sent (issue 25, gap 7)."""
 from __future__ import annotations
 
 import asyncio
-import textwrap
 
 from acp import text_block
-
-RENDERING_PLUGIN = textwrap.dedent(
-    """
-    import omp
-    from pydantic import BaseModel
-    from omp.agent.tools import Tool
-
-
-    class City(BaseModel):
-        city: str
-
-
-    def broken(result, options):
-        raise RuntimeError("renderer broke")
-
-
-    @omp.hookimpl
-    def omp_register_tools(api):
-        return [
-            Tool(
-                name="weather",
-                parameters=City,
-                execute=lambda call_id, params, *rest: f"raw data for {params.city}",
-                render_call=lambda args, options: f"\\x1b[1mWeather in {args['city']}\\x1b[0m",
-                render_result=lambda result, options: ["sunny, 21 C", "wind: calm"],
-            ),
-            Tool(
-                name="flaky",
-                parameters=City,
-                execute=lambda *a: "flaky default output",
-                render_result=broken,
-            ),
-        ]
-    """
-)
+from rendering_plugin import RENDERING_PLUGIN
 
 
 def test_render_call_is_the_title_render_result_the_content(acp_rig, capfd):

@@ -13,7 +13,7 @@ from tui_script import answer
 DESCRIBED_PLUGIN = textwrap.dedent(
     """
     import omp
-    from omp.plugin.contrib import Command
+    from omp import Command
 
 
     async def hello(args, ctx):

@@ -12,7 +12,7 @@ from tui_script import answer, bash_call
 ASKING_PLUGIN = textwrap.dedent(
     """
     import omp
-    from omp.plugin.contrib import Command
+    from omp import Command
 
 
     async def ask(args, ctx):

@@ -15,7 +15,7 @@ PNG = base64.b64decode(
 SHORTCUT_PLUGIN = textwrap.dedent(
     """
     import omp
-    from omp.plugin.contrib import Shortcut
+    from omp import Shortcut
 
 
     def wave(ctx):

@@ -4,44 +4,8 @@ that raises: reported naming its plugin and tool, the default view shown instead
 
 from __future__ import annotations
 
-import textwrap
-
+from rendering_plugin import RENDERING_PLUGIN
 from tui_script import answer
-
-RENDERING_PLUGIN = textwrap.dedent(
-    """
-    import omp
-    from pydantic import BaseModel
-    from omp.agent.tools import Tool
-
-
-    class City(BaseModel):
-        city: str
-
-
-    def broken(result, options):
-        raise RuntimeError("renderer broke")
-
-
-    @omp.hookimpl
-    def omp_register_tools(api):
-        return [
-            Tool(
-                name="weather",
-                parameters=City,
-                execute=lambda call_id, params, *rest: f"raw data for {params.city}",
-                render_call=lambda args, options: f"Weather in {args['city']}",
-                render_result=lambda result, options: ["sunny, 21 C", "wind: calm"],
-            ),
-            Tool(
-                name="flaky",
-                parameters=City,
-                execute=lambda *a: "flaky default output",
-                render_result=broken,
-            ),
-        ]
-    """
-)
 
 
 def test_a_tools_renderers_draw_its_call_and_result_and_a_failing_one_is_reported(

@@ -15,7 +15,7 @@ DECORATING_PLUGIN = textwrap.dedent(
     import asyncio
 
     import omp
-    from omp.plugin.contrib import Command
+    from omp import Command
 
 
     async def decorate(args, ctx):

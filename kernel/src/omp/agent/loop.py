@@ -54,7 +54,7 @@ from omp.agent.tools import (
     describe_validation_error,
     json_safe,
 )
-from omp.base.abort import AbortSignal
+from omp.base.abort import AbortSignal, run_abortable
 from omp.base.hooktime import PluginExit, passes_through
 from omp.base.partial_json import with_repair
 from omp.base.threads import run_blocking
@@ -414,7 +414,7 @@ class Agent:
                         )
 
         # aborted before the request (a compaction found the turn too big): send nothing
-        error = "aborted" if self.signal.aborted else await _race(consume(), self.signal)
+        error = "aborted" if self.signal.aborted else await run_abortable(consume(), self.signal)
         if state.get("retrying"):  # aborted while a retry waited out its delay, as omp
             await self._emit(
                 AutoRetryEndEvent(
@@ -583,7 +583,7 @@ class Agent:
                     raise
                 raise PluginExit(exc) from None
 
-        error = await _race(capture(), signal)
+        error = await run_abortable(capture(), signal)
         await asyncio.sleep(0)
         for update in updates:
             await update
@@ -713,30 +713,3 @@ class IncrementalConversion:
             ends.append(len(out))
             still_open.append(tuple(calls.values()) if calls else ())
         return out + [unanswered_result(call) for call in calls.values()]
-
-
-async def _race(work: Awaitable[None], signal: AbortSignal) -> str | None:
-    """Run ``work`` as a task until it ends or ``signal`` aborts (which cancels it).
-
-    Returns None when the work finished, "aborted" when the signal stopped it, or the
-    message of the exception it raised.
-    """
-    task = asyncio.ensure_future(work)
-    loop = asyncio.get_running_loop()
-
-    def cancel() -> None:
-        loop.call_soon_threadsafe(task.cancel)
-
-    signal.add_listener(cancel)
-    try:
-        await task
-    except asyncio.CancelledError:
-        if not signal.aborted:
-            raise
-        return "aborted"
-    except Exception as exc:
-        text = str(exc).strip()
-        return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    finally:
-        signal.remove_listener(cancel)
-    return None

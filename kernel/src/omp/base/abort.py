@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 
 class AbortSignal:
@@ -72,3 +72,30 @@ class AbortSignal:
 def _resolve(waiter: asyncio.Future[None]) -> None:
     if not waiter.done():
         waiter.set_result(None)
+
+
+async def run_abortable(work: Awaitable[object], signal: AbortSignal) -> str | None:
+    """Run ``work`` as a task until it ends or ``signal`` aborts (which cancels it).
+
+    Returns None when the work finished, "aborted" when the signal stopped it, or the
+    message of the exception it raised (a provider's stream, a summary request).
+    """
+    task = asyncio.ensure_future(work)
+    loop = asyncio.get_running_loop()
+
+    def cancel() -> None:
+        loop.call_soon_threadsafe(task.cancel)
+
+    signal.add_listener(cancel)
+    try:
+        await task
+    except asyncio.CancelledError:
+        if not signal.aborted:
+            raise
+        return "aborted"
+    except Exception as exc:
+        text = str(exc).strip()
+        return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    finally:
+        signal.remove_listener(cancel)
+    return None

@@ -44,9 +44,8 @@ async def complete(
     answer whose ``stop_reason`` is ``"error"`` or ``"aborted"`` (``error_message``
     says why); a model that is unknown or cannot be used raises ``OmpError``.
     """
-    from omp.agent.loop import _race
     from omp.agent.messages import AssistantMessage
-    from omp.base.abort import AbortSignal
+    from omp.base.abort import AbortSignal, run_abortable
 
     signal = signal or AbortSignal()
     provider, found, context, options = _request(
@@ -60,7 +59,7 @@ async def complete(
                 final.append(event.get("message") or event["error"])
                 return
 
-    failure = await _race(consume(), signal)
+    failure = await run_abortable(consume(), signal)
     if final:
         return final[0]
     return AssistantMessage(

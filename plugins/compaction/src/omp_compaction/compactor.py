@@ -36,6 +36,7 @@ from omp import (
     UserMessage,
     context_message,
     is_context_overflow,
+    run_abortable,
 )
 
 from omp_compaction import compaction, compaction_prompt, kept_turn, tokens
@@ -412,7 +413,7 @@ class Compactor:
                     final["message"] = event.get("message") or event.get("error")
                     return
 
-        error = await _race(consume(), signal)
+        error = await run_abortable(consume(), signal)
         message = final.get("message")
         if signal.aborted:
             raise CompactionError("the summary was aborted")
@@ -493,28 +494,4 @@ async def check_prompt_size(compactor: Compactor, text: str) -> str | None:
         f"{window:,} tokens; shorten it, or set compaction.oversizedPrompt to attach to "
         "hand it to the model as a file"
     )
-    return None
-
-
-async def _race(work: Any, signal: AbortSignal) -> str | None:
-    """Run ``work`` until it ends or ``signal`` aborts (which cancels it): None when it
-    finished, "aborted", or the message of what it raised."""
-    task = asyncio.ensure_future(work)
-    loop = asyncio.get_running_loop()
-
-    def cancel() -> None:
-        loop.call_soon_threadsafe(task.cancel)
-
-    signal.add_listener(cancel)
-    try:
-        await task
-    except asyncio.CancelledError:
-        if not signal.aborted:
-            raise
-        return "aborted"
-    except Exception as exc:
-        text = str(exc).strip()
-        return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    finally:
-        signal.remove_listener(cancel)
     return None
