@@ -14,19 +14,21 @@ from typing import TYPE_CHECKING, Any
 
 import omp
 
-from omp_user_shell import local
-
 if TYPE_CHECKING:  # the event models import pydantic: not at entry-point load
     from omp import ExecutionOverride, OmpAPI, UserBashEvent, UserPythonEvent
 
 
 @omp.hookimpl(trylast=True, specname="omp_user_bash")
 async def run_bash(event: UserBashEvent, api: OmpAPI) -> dict[str, Any]:
+    from omp_user_shell import local  # asyncio and shutil: not on every start
+
     return {"result": await local.run(api, "bash", event.command, event.signal)}
 
 
 @omp.hookimpl(trylast=True, specname="omp_user_python")
 async def run_python(event: UserPythonEvent, api: OmpAPI) -> dict[str, Any]:
+    from omp_user_shell import local
+
     return {"result": await local.run(api, "python", event.code, event.signal)}
 
 
