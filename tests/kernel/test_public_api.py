@@ -130,3 +130,18 @@ def test_docs_api_md_is_current():
         text=True,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_a_deprecated_name_still_works_for_a_while_and_warns_where_it_is_used(monkeypatch):
+    """The API rule: a public name goes only in a major version, after warning for one
+    minor version."""
+    monkeypatch.setitem(omp._DEPRECATED, "OldTool", ("Tool", "0.3.0"))
+    with pytest.warns(
+        DeprecationWarning, match=r"omp\.OldTool is deprecated and goes in 0\.3\.0: use omp\.Tool"
+    ) as caught:
+        from omp import OldTool  # type: ignore[attr-defined]
+    assert OldTool is omp.Tool
+    assert caught[0].filename == __file__
+    with pytest.warns(DeprecationWarning):
+        assert omp.OldTool is omp.Tool  # type: ignore[attr-defined]
+    assert "OldTool" not in vars(omp)

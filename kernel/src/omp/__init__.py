@@ -577,7 +577,22 @@ if TYPE_CHECKING:
     from omp.cli.plugins_cmd import search_backend_line as search_backend_line
 
 
+_DEPRECATED: dict[str, tuple[str, str]] = {}
+"""A public name on its way out -> (the name that replaces it, the version that removes it).
+For one minor version the old name still works and warns where it is used."""
+
+
 def __getattr__(name: str) -> Any:
+    if name in _DEPRECATED:
+        replacement, removal = _DEPRECATED[name]
+        import warnings
+
+        warnings.warn(
+            f"omp.{name} is deprecated and goes in {removal}: use omp.{replacement}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return __getattr__(replacement)
     if name == "hookimpl":
         import pluggy
 
