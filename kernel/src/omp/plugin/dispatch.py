@@ -90,9 +90,10 @@ def rule_of(hook_name: str) -> str:
     return rule.kind if rule is not None else "observer"
 
 
-def _describe(exc: BaseException) -> str:
+def describe_error(exc: BaseException) -> str:
+    """How a failing handler is reported: its type and its message's first line."""
     text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+    return f"{type(exc).__name__}: {text[0].strip()}" if text else type(exc).__name__
 
 
 class _Failed(Exception):
@@ -148,7 +149,7 @@ class HookDispatcher:
 
     async def _report(self, impl: pluggy.HookImpl, hook_name: str, exc: BaseException) -> None:
         outcome = self._report_error(
-            impl.plugin_name, hook_name.removeprefix("omp_"), _describe(exc)
+            impl.plugin_name, hook_name.removeprefix("omp_"), describe_error(exc)
         )
         if inspect.isawaitable(outcome):
             await outcome
@@ -275,7 +276,7 @@ class HookDispatcher:
         await self._report(impl, hook_name, exc)
         reason = (
             f"Blocked: the {impl.plugin_name} plugin failed while checking this call "
-            f"({_describe(exc)})"
+            f"({describe_error(exc)})"
         )
         return ToolCallDecision(block=True, reason=reason)
 

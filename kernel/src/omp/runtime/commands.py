@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from omp.base.errors import OmpError
+from omp.plugin.dispatch import describe_error
 
 if TYPE_CHECKING:
     import pluggy
@@ -32,8 +33,7 @@ async def run_command(session: AgentSession, command: Command, args: str) -> Non
     except OmpError:
         raise
     except (Exception, SystemExit) as exc:
-        text = _first_line(exc)
-        error = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        error = describe_error(exc)
         plugin = plugin_of(session.dispatcher.pm, command.handler) or _module_of(command.handler)
         session.abort_message = f"/{command.name} failed: {error}"
         await session._report_extension_error(plugin, f"command /{command.name}", error)
@@ -68,12 +68,6 @@ def plugin_of(pm: pluggy.PluginManager, function: Callable[..., Any]) -> str | N
         if package != "omp" and module.split(".", 1)[0] == package:
             return name
     return None
-
-
-def _first_line(exc: BaseException) -> str:
-    """As the dispatcher reports a failing hook: the message's first line."""
-    lines = str(exc).strip().splitlines()
-    return lines[0].strip() if lines else ""
 
 
 def _module_of(function: Callable[..., Any]) -> str:
