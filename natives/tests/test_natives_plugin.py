@@ -13,7 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from omp.agent.events import SearchEvent
+from omp import SearchEvent
 
 omp_natives = pytest.importorskip(
     "omp_natives", reason="omp-natives is not installed (needs cargo; bash scripts/setup)"
@@ -109,15 +109,25 @@ def test_an_aborted_hook_call_cancels_the_native_walk(tmp_path: Path, monkeypatc
         return tokens[-1]
 
     monkeypatch.setattr(native, "CancelToken", recording_token)
+    walking, release = threading.Event(), threading.Event()
+
+    def hold_the_walk(batch) -> None:  # called on the walk's thread: it cannot end meanwhile
+        walking.set()
+        release.wait(10)
 
     async def go() -> None:
-        event = SearchEvent(kind="grep", params={"pattern": "x"}, cwd=str(small_tree(tmp_path)))
+        tree = small_tree(tmp_path, files=600)  # more hits than one batch holds
+        params = {"pattern": "x", "limit": 5000}
+        event = SearchEvent(kind="grep", params=params, cwd=str(tree))
+        event.on_partial = hold_the_walk
         task = asyncio.ensure_future(plugin.omp_search(event, SimpleNamespace(settings=None)))
-        await asyncio.sleep(0)
-        await asyncio.sleep(0)
+        assert await asyncio.to_thread(walking.wait, 10), "the walk never reported a batch"
         task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        try:
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        finally:
+            release.set()
 
     asyncio.run(go())
     assert tokens and tokens[0].cancelled
