@@ -11,7 +11,7 @@ a client. What it saves on every run and request:
 - no import attempted per request: httpcore looks for ``sniffio`` on every lock it
   sets up, and a missing module is searched for on ``sys.path`` each time;
 - not httpx's request machinery for a provider request (``omp_llm.direct``: ~0.4 ms
-  a request);
+  a request), nor anyio's per-read and per-write machinery (``omp_llm.netio``);
 - not httpx's command-line client (``import httpx`` imports it, with click, rich and
   pygments, whenever they are installed: ~35 ms of a one-turn run).
 """
@@ -118,10 +118,14 @@ def _transport_class() -> type:
 
 def _new_pool(ssl_context: Any) -> Any:
     """An httpcore connection pool as ``httpx.AsyncHTTPTransport`` makes one (httpx's
-    default limits), with ``ssl_context`` (None: none is made for plain http://)."""
+    default limits), with ``ssl_context`` (None: none is made for plain http://), on
+    plain asyncio streams (``omp_llm.netio``) rather than anyio's."""
+    from omp_llm.netio import AsyncioBackend
+
     httpcore = _httpcore()
     return httpcore.AsyncConnectionPool(
         ssl_context=ssl_context,
+        network_backend=AsyncioBackend(),
         max_connections=100,
         max_keepalive_connections=20,
         keepalive_expiry=5.0,

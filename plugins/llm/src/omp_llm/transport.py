@@ -20,6 +20,7 @@ from omp import redact_keys
 from omp_llm.body import BodyPieces, request_pieces
 from omp_llm.direct import open_stream
 from omp_llm.errors import ProviderError, http_error, redact_headers, transport_error
+from omp_llm.watchdog import Watchdog
 
 SETTLE_GRACE = 5.0
 """Seconds to wait for what may follow a finished answer (usage, the end marker)."""
@@ -43,8 +44,9 @@ async def stream_lines(
     settled: Callable[[], bool] | None = None,
 ) -> AsyncIterator[str]:
     """The response's lines. ``first_timeout`` bounds the wait for the first line (the
-    request, connecting included), ``idle_timeout`` every wait after it; either one
-    ends the stream with a ProviderError saying which. Iterate it inside
+    request, connecting included), ``idle_timeout`` every wait after it (one timer per
+    stream: ``omp_llm.watchdog``); either one ends the stream with a ProviderError
+    saying which. Iterate it inside
     ``contextlib.aclosing`` (or from an attempt the driver closes) so the response is
     released in the task that opened it. ``body`` is a payload dict or an
     ``omp_llm.body.PreparedBody`` (encoded reusing its cached parts); it is sent as
@@ -61,25 +63,25 @@ async def stream_lines(
         headers = {**headers, "content-type": "application/json"}
     if isinstance(content, BodyPieces):  # sent in pieces, not chunked
         headers = {**headers, "content-length": str(content.length)}
+    watchdog = Watchdog()
     try:
-        async with asyncio.timeout(first_timeout):
-            context = open_stream(client, url, headers, content)
-            response = await context.__aenter__()
+        context = open_stream(client, url, headers, content)
+        response = await watchdog.wait(context.__aenter__(), first_timeout)
         try:
             if options is not None and options.on_response is not None:
                 await options.on_response(
                     response.status_code, redact_headers(response.headers, secrets or [])
                 )
             if response.status_code >= 400:
-                async with asyncio.timeout(idle_timeout):
-                    raw = await response.aread()
+                raw = await watchdog.wait(response.aread(), idle_timeout)
                 raise http_error(response.status_code, raw, response.headers, secrets)
             lines = response.aiter_lines().__aiter__()
             while True:
                 finished = settled is not None and settled()
                 try:
-                    async with asyncio.timeout(min(limit, SETTLE_GRACE) if finished else limit):
-                        line = await lines.__anext__()
+                    line = await watchdog.wait(
+                        lines.__anext__(), min(limit, SETTLE_GRACE) if finished else limit
+                    )
                 except StopAsyncIteration:
                     return
                 except Exception:
@@ -90,7 +92,7 @@ async def stream_lines(
                 yield line
         except GeneratorExit:  # the reader has what it needs
             if settled is not None and settled():
-                await _drain(lines)
+                await _drain(lines, watchdog)
             raise
         finally:
             await context.__aexit__(None, None, None)
@@ -118,14 +120,17 @@ async def stream_lines(
                 f"the stream ended early: {error.message}", retryable=True, kind="incomplete"
             )
         raise error from None
+    finally:
+        watchdog.close()
 
 
-async def _drain(lines: AsyncIterator[str]) -> None:
+async def _drain(lines: AsyncIterator[str], watchdog: Watchdog) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + DRAIN_GRACE
     try:
-        async with asyncio.timeout(DRAIN_GRACE):
-            async for _ in lines:
-                pass
-    except Exception:  # a slow or broken end: the connection is closed, as it would be
+        while True:
+            await watchdog.wait(lines.__anext__(), max(deadline - loop.time(), 0.0))
+    except Exception:  # the end, or a slow or broken one: then the connection is closed
         return
 
 
