@@ -107,3 +107,66 @@ def test_a_prompt_held_by_an_input_hook_gets_its_models_built_meanwhile(tmp_path
     assert _not_ready_after_input(tmp_path, wait=True) == []
     left = _not_ready_after_input(tmp_path, wait=False)
     assert "UserMessage" in left and "AssistantMessage" in left
+
+
+HELP_PROBE = """
+import sys
+from omp.cli.main import main
+code = main(["--help"])
+sys.stdout.flush()
+print("LOADED:", " ".join(sorted(sys.modules)), file=sys.stderr)
+sys.exit(code)
+"""
+
+# What `omp --help` has no use for: the UI and its event loop (asyncio, ssl),
+# logging, uuid (platform), difflib, the agent and session floors, the heavy libraries.
+NOT_FOR_HELP = (
+    "asyncio",
+    "ssl",
+    "subprocess",
+    "logging",
+    "uuid",
+    "platform",
+    "difflib",
+    "pydantic",
+    "httpx",
+    "rich",
+    "prompt_toolkit",
+)
+NOT_FOR_HELP_PREFIXES = ("omp.agent.", "omp.session.", "omp.runtime.ui")
+REGISTRATION_DATA = {
+    "omp_compaction.settings",
+    "omp_sequential_thinking.names",
+    "omp_tool_bash.limits",
+}
+"""The plugin modules besides entry modules that registration reads (settings, names):
+data only, importing nothing else."""
+
+
+def test_help_loads_only_what_registration_needs(tmp_path):
+    """`omp --help` imports every plugin's entry module to list its flags, commands and
+    modes: those import their implementation (tools, modes, UIs) when it runs, not
+    then, and the kernel builds no UI, session or agent for it (issue 25: --help at
+    or below the cost from before the kernel split)."""
+    from isolation import isolated_env
+
+    for sub in ("work", "agent", "home"):
+        (tmp_path / sub).mkdir()
+    env = isolated_env(tmp_path)
+    env.pop("OMP_TRACE_PLUGINS", None)  # tracing is not what a user's --help loads
+    proc = subprocess.run(
+        [sys.executable, "-c", HELP_PROBE],
+        cwd=tmp_path / "work",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "--script" in proc.stdout  # a plugin's flag: the plugins were loaded
+    loaded = proc.stderr.rpartition("LOADED:")[2].split()
+    assert sorted(set(loaded) & set(NOT_FOR_HELP)) == []
+    assert [m for m in loaded if m.startswith(NOT_FOR_HELP_PREFIXES)] == []
+    plugin_modules = [m for m in loaded if m.startswith("omp_") and "." in m]
+    extra = [m for m in plugin_modules if not m.endswith(".plugin")]
+    assert sorted(set(extra) - REGISTRATION_DATA) == []

@@ -13,7 +13,6 @@ Standard library only (``omp config`` and the startup path import it).
 
 from __future__ import annotations
 
-import difflib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -278,6 +277,8 @@ class Schema:
         members = self.group_members(key)
         if members:
             raise OmpError(f"{key} is a group of settings: use one of {', '.join(members)}")
+        import difflib  # only for the hint
+
         known = [*self.specs, *{k.split(".")[0] for k in self.specs}]
         close = difflib.get_close_matches(key, known, n=1, cutoff=0.5)
         hint = f"; did you mean {close[0]}?" if close else "; `omp config list` shows every setting"

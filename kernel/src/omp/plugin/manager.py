@@ -8,7 +8,6 @@ plugins take exactly this path too. A manager is built per run, never at import 
 
 from __future__ import annotations
 
-import difflib
 import importlib.util
 import os
 import sys
@@ -27,6 +26,10 @@ ENTRY_POINT_GROUP = "omp.plugins"
 
 @dataclass
 class PluginRecord:
+    """One plugin as this run loaded it: its name, where it came from (``entry point
+    DIST``, ``extension FILE``, ...), its version, ``status`` (loaded, degraded, failed
+    or disabled), why not (``error``) and the hooks it implements."""
+
     name: str
     source: str
     version: str = ""
@@ -196,6 +199,8 @@ def _check_hook_names(pm: pluggy.PluginManager, plugin: object) -> str | None:
         caller = getattr(pm.hook, name, None)
         (unmarked if caller is not None and caller.has_spec() else unknown).append(name)
     if unknown:
+        import difflib  # only for the hint
+
         specs = [
             name for name, c in vars(pm.hook).items() if not name.startswith("_") and c.has_spec()
         ]

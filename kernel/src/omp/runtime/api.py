@@ -8,7 +8,6 @@ tool's worker thread; ``exec`` is the one coroutine.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -19,6 +18,8 @@ from omp.config.secrets import Secrets
 from omp.runtime.scope import Scope, check_scope
 
 if TYPE_CHECKING:
+    import logging
+
     from omp.agent.tools import Tool
     from omp.plugin.contrib import Command
     from omp.runtime.session import AgentSession
@@ -66,7 +67,6 @@ class OmpAPI:
         self._session: AgentSession | None = None
         self._flags: dict[str, Any] | None = None
         self.events = EventBus(self._report_bus_error)
-        self.logger = logging.getLogger("omp.plugins")
         self.secrets = Secrets()
         """The credential values omp hides (omp.config.secrets), shared by every session."""
         self.process_state: dict[str, Any] = {}
@@ -82,10 +82,17 @@ class OmpAPI:
         """An api bound to one session, sharing this one's event bus and flags: two
         sessions in one process each act on their own conversation."""
         bound = OmpAPI(self.cwd, self.agent_dir)
-        bound.events, bound.logger, bound._flags = self.events, self.logger, self._flags
+        bound.events, bound._flags = self.events, self._flags
         bound.secrets, bound.process_state = self.secrets, self.process_state
         bound._bind(session)
         return bound
+
+    @property
+    def logger(self) -> logging.Logger:
+        """The ``omp.plugins`` logger, for a plugin's own messages."""
+        import logging  # on first use: most runs never log (omp --help builds an api)
+
+        return logging.getLogger("omp.plugins")
 
     def _set_flags(self, values: dict[str, Any]) -> None:
         self._flags = dict(values)
@@ -114,7 +121,8 @@ class OmpAPI:
 
     def send_user_message(self, content: Any, *, deliver_as: DeliverAs | None = None) -> None:
         """Send text as if the user typed it: while the agent runs it is queued (steer by
-        default); when idle it goes through the whole prompt flow."""
+        default); when idle - or sent from an agent_end handler - it goes through the
+        whole prompt flow (once the run is over)."""
         self._require("send_user_message").send_user_message(content, deliver_as)
 
     def append_entry(self, custom_type: str, data: Any = None) -> None:

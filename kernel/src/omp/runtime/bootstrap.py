@@ -7,11 +7,10 @@ the plugins and what they registered, ``open_session`` the session to drive.
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omp.base.errors import OmpError, UsageError
 from omp.base.thinking import THINKING_LEVELS
@@ -22,6 +21,9 @@ from omp.plugin.manager import PluginHost, build_plugin_host, project_extension_
 from omp.plugin.registry import Contributions, collect
 from omp.runtime.api import OmpAPI
 from omp.runtime.scoped_models import split_thinking
+
+if TYPE_CHECKING:
+    from omp.agent.providers import ModelRegistry
 
 RUNTIME_KINDS = ["modes", "commands", "shortcuts", "renderers", "tools", "providers"]
 
@@ -254,8 +256,9 @@ def _instead(notices: list[str], model: Any) -> list[str]:
     return [f"{n}; using {model.key} instead" for n in notices]
 
 
-def model_registry(runtime: Runtime) -> Any:
-    """Every installed provider, plus the user's custom ones that cannot be served."""
+def model_registry(runtime: Runtime) -> ModelRegistry:
+    """Every installed provider, plus the user's custom ones that cannot be served (what
+    ``omp models`` lists)."""
     from omp.agent.providers import ModelRegistry
 
     providers = runtime.contributions.of("providers")
@@ -290,6 +293,8 @@ def provider_config_problems(runtime: Runtime) -> list[str]:
 
 
 def _open_session_file(runtime: Runtime, options: SessionOptions) -> Any:
+    import uuid  # with platform, not for every start (omp --help)
+
     from omp.session.file import SessionFile
     from omp.session.store import find_session, most_recent, new_session_path, sessions_dir
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from omp_tool_bash.artifact import CappedFile
+from omp_tool_bash.limits import ARTIFACT_MAX_BYTES, HARD_LIMIT_BYTES
 
 MAX_BYTES = 50 * 1024
 """The result shows at most this much output (UTF-8 bytes, notes included)."""
@@ -23,10 +24,6 @@ TRIM_AT = 4 * MAX_BYTES
 """The in-memory tail is cut back to KEEP_BYTES when it grows past this."""
 UPDATE_CHARS = 16 * 1024
 """Characters of the latest output sent with each streaming update."""
-ARTIFACT_MAX_BYTES = 50 * 1024 * 1024
-"""Default of ``bash.artifactMaxBytes``: the spill file keeps head and tail within this."""
-HARD_LIMIT_BYTES = 200 * 1024 * 1024
-"""Default of ``bash.outputHardLimitBytes``: output past this stops the command."""
 
 Opener = Callable[[], tuple[str, str]]
 """Creates an empty spill file; returns its path and how the result refers to it

@@ -17,7 +17,7 @@ def omp_register_tools(api: Any) -> list[Any]:
 
 @omp.hookimpl
 def omp_register_settings(api: Any) -> list[SettingSpec]:
-    from omp_tool_bash.output import ARTIFACT_MAX_BYTES, HARD_LIMIT_BYTES
+    from omp_tool_bash.limits import ARTIFACT_MAX_BYTES, HARD_LIMIT_BYTES
 
     return [
         SettingSpec(

@@ -14,14 +14,8 @@ from omp import Tool, ToolResult, tool_cwd
 from pydantic import BaseModel, Field
 
 from omp_tool_bash.artifact import SETTING as ARTIFACT_SETTING
-from omp_tool_bash.output import (
-    ARTIFACT_MAX_BYTES,
-    HARD_LIMIT_BYTES,
-    MAX_BYTES,
-    MAX_LINES,
-    OutputSink,
-    human_size,
-)
+from omp_tool_bash.limits import ARTIFACT_MAX_BYTES, HARD_LIMIT_BYTES
+from omp_tool_bash.output import MAX_BYTES, MAX_LINES, OutputSink, human_size
 from omp_tool_bash.runner import Outcome, command_env, run_command, shell_argv
 
 DEFAULT_TIMEOUT = 120.0

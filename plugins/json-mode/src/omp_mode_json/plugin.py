@@ -14,17 +14,23 @@ from omp import RunMode
 
 @omp.hookimpl
 def omp_register_modes(api):
-    from omp import EventUI
-
     return [
         RunMode(
             "json",
             "Print the session header, then every event as a JSON line",
             run=run_json,
-            make_ui=EventUI,
+            make_ui=_event_ui,
             public_session=True,
         )
     ]
+
+
+def _event_ui(session: Any) -> omp.EventUI:
+    """The UI, imported when the mode runs: it brings asyncio, which ``omp --help``
+    (it lists the modes) does not need."""
+    from omp import EventUI
+
+    return EventUI(session)
 
 
 def _write(payload: dict[str, Any], redact: Callable[[str], str] = str) -> None:

@@ -17,17 +17,23 @@ from omp import RunMode
 
 @omp.hookimpl
 def omp_register_modes(api):
-    from omp import StderrUI
-
     return [
         RunMode(
             "print",
             "Run the prompt(s) once and print the final answer",
             run=run_print,
-            make_ui=lambda session: StderrUI(),
+            make_ui=_stderr_ui,
             public_session=True,
         )
     ]
+
+
+def _stderr_ui(session: omp.AgentSession) -> omp.StderrUI:
+    """The UI, imported when the mode runs: it brings asyncio, which ``omp --help``
+    (it lists the modes) does not need."""
+    from omp import StderrUI
+
+    return StderrUI()
 
 
 def _tool_lines(session: omp.AgentSession, event: Any) -> list[str]:

@@ -23,12 +23,15 @@ prompt in flight.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import omp
 from omp import Command, Flag, Renderer, SettingSpec
 
-from omp_sequential_thinking.state import ENTRY_TYPE, NUDGE_PREFIX, TOOL_NAME, ThinkingState
+from omp_sequential_thinking.names import ENTRY_TYPE, NUDGE_PREFIX, TOOL_NAME
+
+if TYPE_CHECKING:
+    from omp_sequential_thinking.state import ThinkingState
 
 STATE_KEY = "sequential-thinking"
 DEFAULT_MAX_NUDGES = 3
@@ -43,7 +46,7 @@ def _config(ctx: Any) -> dict[str, Any]:
 def _rebuild(ctx: Any) -> ThinkingState:
     """The state of the session's current branch: the setting, then the branch's own
     entries, then this run's --seq-thoughts (which wins without resetting progress)."""
-    from omp_sequential_thinking.state import rebuild
+    from omp_sequential_thinking.state import ThinkingState, rebuild
 
     config = _config(ctx)
     base = ThinkingState(
@@ -61,6 +64,8 @@ def _rebuild(ctx: Any) -> ThinkingState:
 def state_of(ctx: Any) -> ThinkingState:
     """This session's state; built from the session if session_start has not run yet."""
     if ctx is None:
+        from omp_sequential_thinking.state import ThinkingState
+
         return ThinkingState()
     state = ctx.state.get(STATE_KEY)
     return state if state is not None else _rebuild(ctx)

@@ -12,9 +12,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-ENTRY_TYPE = "sequential-thinking"
-TOOL_NAME = "sequential_thinking"
-NUDGE_PREFIX = "You must use the sequential_thinking tool."
+from omp_sequential_thinking.names import ENTRY_TYPE, NUDGE_PREFIX, TOOL_NAME
 
 
 @dataclass

@@ -8,7 +8,8 @@ from typing import Any
 from omp import Tool, ToolResult
 from pydantic import BaseModel, Field, field_validator
 
-from omp_sequential_thinking.state import TOOL_NAME, ThinkingState
+from omp_sequential_thinking.names import TOOL_NAME
+from omp_sequential_thinking.state import ThinkingState
 
 DESCRIPTION = "A detailed tool for dynamic and reflective problem-solving through thoughts."
 
