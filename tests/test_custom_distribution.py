@@ -223,6 +223,19 @@ def test_json_mode_is_not_installed(dist: Distribution) -> None:
     assert proc.stdout == ""
 
 
+def test_commands_of_plugins_left_out_say_so_in_one_line(dist: Distribution) -> None:
+    """`omp models` (the llm plugin's) and `omp plugin` (the plugin manager's) are not
+    installed here: one line each, and neither word reaches the model as a prompt."""
+    script = dist.work / "words.jsonl"
+    script.write_text(json.dumps({"text": "the model was asked"}) + "\n", encoding="utf-8")
+    for args in (["models"], ["--list-models", "demo"], ["plugin", "list"]):
+        proc = dist.run(dist.omp, *args, "--script", script)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        [line] = proc.stderr.splitlines()
+        assert "is not installed" in line, line
+        assert "the model was asked" not in proc.stdout
+
+
 def test_features_left_out_say_so_instead_of_running(dist: Distribution) -> None:
     """Without the user-shell and compaction plugins, `!cmd` is neither run nor sent to the
     model, and /compact says which plugin is missing."""

@@ -48,3 +48,50 @@ def test_any_other_first_word_is_still_a_prompt(omp_cli):
     proc = omp_cli("-p", "--script", script, "pluginish words")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.endswith("answered\n")
+
+
+GREET = textwrap.dedent(
+    """
+    import omp
+    from omp import Flag, Subcommand
+
+
+    async def run(args, ctx):
+        parsed = ctx.parse_flags(args)
+        print("context:", type(ctx).__name__, isinstance(ctx, omp.SubcommandContext))
+        print("loaded:", "ext:greet_ext" in [p.name for p in ctx.plugins])
+        print("greeting:", parsed["greeting"])
+        async with omp.create_session(
+            cwd=ctx.cwd, session="memory", cli_flags=parsed.values
+        ) as session:
+            answer = await session.prompt(" ".join(parsed.messages))
+        print("model:", answer.text if answer else None)
+        return 0
+
+
+    @omp.hookimpl
+    def omp_register_flags(api):
+        return [Flag("greeting", "what to say first", type="string")]
+
+
+    @omp.hookimpl
+    def omp_register_subcommands(api):
+        return [Subcommand("greet", "greet the model", run)]
+    """
+)
+
+
+def test_a_third_party_subcommand_runs_a_session_from_its_context(omp_cli):
+    """A plugin's own command family: its flags read as omp reads them, the loaded
+    plugins, and a session opened with omp.create_session, all through the public API."""
+    ext = omp_cli.extension(GREET, "greet_ext.py")
+    script = omp_cli.script([{"text": "hello to you"}])
+    proc = omp_cli("-e", ext, "greet", "--greeting", "hi", "--script", script, "hello", "there")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "context: SubcommandContext True",
+        "loaded: True",
+        "greeting: hi",
+        "model: hello to you",
+    ]
+    assert omp_cli.all_session_files() == []

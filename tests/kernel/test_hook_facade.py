@@ -4,6 +4,7 @@ current, one method per event hook, and what kernel code calls instead of names.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import inspect
 from pathlib import Path
 
@@ -12,9 +13,13 @@ import pytest
 from omp.agent.events import QueueUpdateEvent, ToolCallEvent
 from omp.plugin import specs as hookspecs
 from omp.plugin.hooks import Hooks
-from omp.plugin.hooksgen import render
 
 ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("hooksgen", ROOT / "scripts" / "hooksgen.py")
+assert _spec is not None and _spec.loader is not None
+hooksgen = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(hooksgen)
+render = hooksgen.render
 MODULE = ROOT / "kernel" / "src" / "omp" / "plugin" / "hooks.py"
 EVENT_SPECS = {
     name: spec
@@ -26,7 +31,7 @@ EVENT_SPECS = {
 def test_hooks_py_is_generated_from_the_current_specs() -> None:
     assert MODULE.read_text(encoding="utf-8") == render(), (
         "kernel/src/omp/plugin/hooks.py is out of date: run "
-        "`python -m omp.plugin.hooksgen > kernel/src/omp/plugin/hooks.py`"
+        "`python scripts/hooksgen.py > kernel/src/omp/plugin/hooks.py`"
     )
 
 

@@ -120,7 +120,6 @@ OPTIONAL_VALUE = {"resume", "session", "list-models"}
 the next token only when it does not start with ``-``, and are ``True`` without one."""
 SUBCOMMANDS = {
     "plugins": "List loaded plugins, where they came from and their hooks",
-    "models": "List available models (optionally matching SEARCH) and which can be used",
     "recover": "Old content of files whose write was cut off: list, restore, discard",
 }
 FAMILIES = {
@@ -130,6 +129,7 @@ FAMILIES = {
     "batch": "run many tasks as independent sessions",
     "sessions": "list and search sessions",
     "acp": "serve the Agent Client Protocol to editors",
+    "models": "list the models of the installed providers",
 }
 """Command families that plugins provide (``omp_register_subcommands``). The words are
 reserved: without the plugin, ``omp plugin add x`` says the command is not installed
@@ -223,6 +223,23 @@ def export_command(argv: Sequence[str]) -> list[str] | None:
     return ["export", "--session", source[-1], *_positionals(argv), *force]
 
 
+def list_models_command(argv: Sequence[str]) -> list[str] | None:
+    """pi's ``--list-models [SEARCH]`` as the arguments of ``omp models``, which does the
+    work: SEARCH first, then every other argument (None without ``--list-models``)."""
+    args = list(argv)
+    cut = args.index("--") if "--" in args else len(args)
+    for index, token in enumerate(args[:cut]):
+        head, eq, tail = token.partition("=")
+        if head != "--list-models":
+            continue
+        if eq:
+            return [tail, *args[:index], *args[index + 1 :]]
+        if index + 1 < cut and not args[index + 1].startswith("-"):
+            return [args[index + 1], *args[:index], *args[index + 2 :]]
+        return [*args[:index], *args[index + 1 :]]
+    return None
+
+
 def _positionals(argv: Sequence[str]) -> list[str]:
     """Every positional argument (after ``--``, every argument)."""
     found: list[str] = []
@@ -239,6 +256,10 @@ def _positionals(argv: Sequence[str]) -> list[str]:
 
 @dataclass
 class ParsedArgs:
+    """A command line as omp reads it: flag values by name (``parsed["model"]``; a
+    flag not given is None), the other words (``messages``: the prompts) and omp's own
+    subcommand word (``plugins``), if any."""
+
     values: dict[str, Any]
     messages: list[str] = field(default_factory=list)
     subcommand: str | None = None

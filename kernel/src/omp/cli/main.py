@@ -92,6 +92,8 @@ def _run(argv: list[str], own_process: bool = False) -> int:
     word, rest = cli_args.first_word(argv)
     if (exported := cli_args.export_command(argv)) is not None:
         word, rest = "sessions", exported
+    elif (exported := cli_args.list_models_command(argv)) is not None:
+        word, rest = "models", exported
     if (done := _before_plugins(word, rest, wants_help)) is not None:
         return done
     # Listing commands and command families never run project code, trusted or not.
@@ -133,12 +135,6 @@ def _run(argv: list[str], own_process: bool = False) -> int:
 
         print(f"omp {__version__}")
         return 0
-    if parsed.subcommand == "models" or parsed["list-models"] is not None:
-        from omp.cli.models_cmd import print_models
-
-        search = parsed["list-models"]
-        words = [search] if isinstance(search, str) else []
-        return print_models(runtime, " ".join([*words, *parsed.messages]))
     if parsed.subcommand == "plugins":
         from omp.cli.plugins_cmd import print_plugins
 
@@ -202,7 +198,7 @@ def _is_command(word: str | None) -> bool:
 
 
 def _before_plugins(word: str | None, rest: list[str], wants_help: bool) -> int | None:
-    """The kernel's commands that need no plugin: ``omp models --help`` and ``omp
+    """The kernel's commands that need no plugin: ``omp plugins --help`` and ``omp
     recover`` (which must work with every plugin broken). None: not one of them."""
     from omp.cli.args import SUBCOMMANDS
 
@@ -245,10 +241,10 @@ def _load(argv: list[str], cwd: Path, runs_project_code: bool, wants_help: bool)
 
 
 def _usage_of(word: str) -> str:
-    """The usage text of one of the kernel's own commands (``omp models --help``)."""
+    """The usage text of one of the kernel's own commands (``omp plugins --help``)."""
     from importlib import import_module
 
-    module = {"models": "models_cmd", "plugins": "plugins_cmd", "recover": "recover_cmd"}[word]
+    module = {"plugins": "plugins_cmd", "recover": "recover_cmd"}[word]
     usage: str = import_module(f"omp.cli.{module}").USAGE
     return usage if usage.endswith("\n") else usage + "\n"
 
@@ -257,7 +253,9 @@ def _run_subcommand(command: Any, args: list[str], runtime: Any) -> int:
     import asyncio
     import inspect
 
-    outcome = command.run(args, runtime)
+    from omp.cli.subcommand_context import SubcommandContext
+
+    outcome = command.run(args, SubcommandContext(runtime))
     if inspect.isawaitable(outcome):
         outcome = asyncio.run(_awaited(outcome))
     return int(outcome or 0)

@@ -36,29 +36,9 @@ def print_plugins(runtime: Any) -> int:
             print("    none of its hooks run")
         elif record.hooks:
             print(f"    hooks: {', '.join(record.hooks)}")
-    line = search_backend_line(runtime)
+    from omp.cli.subcommand_context import SubcommandContext
+
+    line = SubcommandContext(runtime).search_backend_line()
     if line:
         print(line)
     return 0
-
-
-def search_backend_line(runtime: Any) -> str | None:
-    """Which ``omp_search`` backend answers first, e.g. ``search backend: natives (then
-    search)``. A backend module may define ``search_backend_status(settings)``, giving
-    why it stands aside now (None when it answers)."""
-    from omp.plugin.manager import call_order
-
-    active: list[str] = []
-    aside: list[str] = []
-    for impl in call_order(runtime.host.pm, "omp_search"):
-        status = getattr(impl.plugin, "search_backend_status", None)
-        reason = status(runtime.settings) if callable(status) else None
-        if reason:
-            aside.append(f"{impl.plugin_name} stands aside: {reason}")
-        else:
-            active.append(impl.plugin_name)
-    if not active:
-        return None
-    notes = [f"then {', '.join(active[1:])}"] if len(active) > 1 else []
-    notes += aside
-    return f"search backend: {active[0]}" + (f" ({'; '.join(notes)})" if notes else "")

@@ -10,9 +10,12 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omp_mode_acp.sdk import load_sdk
+
+if TYPE_CHECKING:
+    from omp import SubcommandContext
 
 USAGE = """\
 usage: omp acp [--model PATTERN] [--thinking LEVEL] [--tools A,B] [--trust] [flags...]
@@ -65,14 +68,14 @@ async def serve(config: Any) -> int:
     return 0
 
 
-def run_command(args: list[str], runtime: Any) -> Any:
+def run_command(args: list[str], ctx: SubcommandContext) -> Any:
     """``omp acp [flags]``."""
-    from omp import UsageError, parse_cli_args
+    from omp import UsageError
 
     if {"-h", "--help"} & set(args):
         print(USAGE, end="")
         return 0
-    parsed = parse_cli_args(args, runtime.contributions.of("flags"))
+    parsed = ctx.parse_flags(args)
     if parsed.messages:
         raise UsageError(
             f"omp acp takes no prompt ({parsed.messages[0]!r}): the editor sends prompts"

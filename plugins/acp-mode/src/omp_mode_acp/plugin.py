@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import omp
 from omp import RunMode, Subcommand
 
+if TYPE_CHECKING:
+    from omp import SubcommandContext
 
-def _command(args: list[str], runtime: Any) -> Any:
+
+def _command(args: list[str], ctx: SubcommandContext) -> Any:
     from omp_mode_acp.launch import run_command
 
-    return run_command(args, runtime)
+    return run_command(args, ctx)
 
 
 async def _mode(session: Any, request: Any) -> int:

@@ -28,7 +28,8 @@ a string, so this plugin works without the MCP plugin installed."""
 class ServerConfig:
     """What the command line gave: the CLI's flag values (model, thinking, tools,
     --script, ...), whether project code may load (``--trust``) and the ``-e``
-    extensions, absolute (a session's directory is not the one omp started in)."""
+    extensions, absolute (a session's directory is not the one omp started in; the CLI
+    checked them before plugins loaded)."""
 
     flags: dict[str, Any] = field(default_factory=dict)
     trust: bool = False
@@ -36,9 +37,7 @@ class ServerConfig:
 
     @classmethod
     def from_flags(cls, flags: dict[str, Any]) -> ServerConfig:
-        from omp import check_extension_path
-
-        paths = [check_extension_path(str(p)).absolute() for p in flags.get("extension") or []]
+        paths = [Path(p).expanduser().absolute() for p in flags.get("extension") or []]
         return cls(flags=dict(flags), trust=bool(flags.get("trust")), extension_paths=paths)
 
 

@@ -12,11 +12,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omp import OmpError, UsageError
 
 from omp_batch.engine import EngineOptions
+
+if TYPE_CHECKING:
+    from omp import SubcommandContext
 
 USAGE = """\
 usage: omp batch TASKS.jsonl --out DIR [--engine local|ray] [--jobs N] [--address ADDR]
@@ -52,8 +55,8 @@ class BatchArgs:
     flags: dict[str, Any] = field(default_factory=dict)
 
 
-def parse(args: list[str], runtime: Any) -> BatchArgs:
-    plugin_flags = {f.name: f for f in runtime.contributions.of("flags")}
+def parse(args: list[str], ctx: SubcommandContext) -> BatchArgs:
+    plugin_flags = {f.name: f for f in ctx.flags}
     values: dict[str, str] = {}
     switches: set[str] = set()
     flags: dict[str, Any] = {}
@@ -84,7 +87,7 @@ def parse(args: list[str], runtime: Any) -> BatchArgs:
         raise UsageError("give one tasks file: omp batch TASKS.jsonl --out DIR")
     if "--out" not in values:
         raise UsageError("--out DIR is required (where results.jsonl and each task's folder go)")
-    cwd = Path(runtime.cwd)
+    cwd = ctx.cwd
     return BatchArgs(
         tasks=cwd / Path(positional[0]).expanduser(),
         out=(cwd / Path(values["--out"]).expanduser()).resolve(),
@@ -125,7 +128,7 @@ def _positive(name: str, value: str | None, least: int = 1) -> int | None:
     return number
 
 
-def run(args: list[str], runtime: Any) -> int:
+def run(args: list[str], ctx: SubcommandContext) -> int:
     if {"-h", "--help"} & set(args):
         print(USAGE, end="")
         return 0
@@ -139,7 +142,7 @@ def run(args: list[str], runtime: Any) -> int:
     from omp_batch.session_run import Job
     from omp_batch.tasks import load_tasks
 
-    parsed = parse(args, runtime)
+    parsed = parse(args, ctx)
     tasks = load_tasks(parsed.tasks)
     engine = load_engine(parsed.engine, parsed.options)
     parsed.out.mkdir(parents=True, exist_ok=True)
@@ -152,9 +155,9 @@ def run(args: list[str], runtime: Any) -> int:
         flags=parsed.flags,
         trust=parsed.trust,
         keep_worktrees=parsed.keep_worktrees,
-        cwd=str(runtime.cwd),
+        cwd=str(ctx.cwd),
     )
-    job.limiter = engine.limiter(job, limits_from_settings(runtime.settings))
+    job.limiter = engine.limiter(job, limits_from_settings(ctx.settings))
     progress = make_progress(parsed.json, len(tasks), len(tasks) - len(pending))
     finished: dict[str, dict[str, Any]] = {}
 

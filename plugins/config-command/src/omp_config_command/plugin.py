@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import omp
 from omp import Subcommand
 
+if TYPE_CHECKING:
+    from omp import SubcommandContext
 
-def _run(args: list[str], runtime: Any) -> int:
+
+def _run(args: list[str], ctx: SubcommandContext) -> int:
     from omp_config_command.command import run
 
-    return run(args, runtime.cwd, runtime.settings.schema)
+    return run(args, ctx.cwd, ctx.settings.schema)
 
 
 @omp.hookimpl

@@ -6,7 +6,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omp import OmpError, UsageError
 
@@ -16,6 +16,9 @@ from omp_mcp.config import (
     normalise,
     project_config_path,
 )
+
+if TYPE_CHECKING:
+    from omp import SubcommandContext
 
 NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 USAGE = """\
@@ -32,14 +35,14 @@ MCP configs of Claude Code, Cursor, Windsurf, Codex, Gemini CLI and opencode.
 """
 
 
-def run(args: list[str], runtime: Any) -> int:
+def run(args: list[str], ctx: SubcommandContext) -> int:
     if not args or args[0] in ("-h", "--help", "help"):
         print(USAGE, end="")
         return 0 if args else 2
     action, rest = args[0], args[1:]
-    cwd, agent_dir = Path(runtime.cwd), Path(runtime.agent_dir)
-    settings = runtime.settings
-    trusted = bool(getattr(getattr(settings, "trust", None), "trusted", False))
+    cwd, agent_dir = ctx.cwd, ctx.agent_dir
+    settings = ctx.settings
+    trusted = ctx.trusted
     import_others = settings.get("mcp.importOtherAgents", True)
 
     def servers() -> list[Any]:

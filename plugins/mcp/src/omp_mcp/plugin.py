@@ -4,19 +4,22 @@ Heavy modules (the SDK, pydantic) load only when a session or the command runs."
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import omp
 from omp import SettingSpec, Subcommand
+
+if TYPE_CHECKING:
+    from omp import SubcommandContext
 
 STATE_KEY = "omp-mcp"
 READ_SCHEMES = "omp-tool-read.schemes"
 
 
-def _run_command(args: list[str], runtime: Any) -> int:
+def _run_command(args: list[str], ctx: SubcommandContext) -> int:
     from omp_mcp.command import run
 
-    return run(args, runtime)
+    return run(args, ctx)
 
 
 @omp.hookimpl

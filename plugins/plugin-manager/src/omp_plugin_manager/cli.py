@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omp import UsageError
+
+if TYPE_CHECKING:
+    from omp import SubcommandContext
 
 USAGE = """\
 usage: omp plugin COMMAND [...]
@@ -51,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def run(args: list[str], runtime: Any) -> int:
+def run(args: list[str], ctx: SubcommandContext) -> int:
     if not args or args[0] in ("-h", "--help", "help"):
         print(USAGE, end="")
         return 0 if args else 2
@@ -66,32 +69,32 @@ def run(args: list[str], runtime: Any) -> int:
             raise UsageError(
                 "omp plugin add needs a SPEC: a package name, a path, a wheel or a URL"
             )
-        return add(runtime, specs, project="--project" in args[1:])
+        return add(ctx, specs, project="--project" in args[1:])
     options = _parser().parse_args(args)
     if options.command == "remove":
         from omp_plugin_manager.install_cmds import remove
 
-        return remove(runtime, options.name, project=options.project)
+        return remove(ctx, options.name, project=options.project)
     if options.command == "sync":
         from omp_plugin_manager.install_cmds import sync
 
-        return sync(runtime)
+        return sync(ctx)
     if options.command == "list":
         from omp_plugin_manager.show_cmds import list_plugins
 
-        return list_plugins(runtime, as_json=options.json)
+        return list_plugins(ctx, as_json=options.json)
     if options.command == "info":
         from omp_plugin_manager.show_cmds import info
 
-        return info(runtime, options.name, as_json=options.json)
+        return info(ctx, options.name, as_json=options.json)
     if options.command in ("enable", "disable"):
         from omp_plugin_manager.toggle_cmds import toggle
 
-        return toggle(runtime, options.name, options.command == "enable", options.project)
+        return toggle(ctx, options.name, options.command == "enable", options.project)
     if options.command == "doctor":
         from omp_plugin_manager.doctor import doctor
 
-        return doctor(runtime, as_json=options.json)
+        return doctor(ctx, as_json=options.json)
     from omp_plugin_manager.scaffold import new
 
-    return new(runtime, options.name, options.dir)
+    return new(ctx, options.name, options.dir)

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import Any
-
-from omp import project_extension_files
+from typing import TYPE_CHECKING
 
 from omp_plugin_manager.checks import Problem, conflict_problem, plugin_problem
 from omp_plugin_manager.environment import normal
@@ -16,14 +14,17 @@ from omp_plugin_manager.inventory import Inventory, build_inventory
 from omp_plugin_manager.settings_lists import PROJECT_PLUGINS, effective_disabled, project_settings
 from omp_plugin_manager.specs import parse_spec
 
+if TYPE_CHECKING:
+    from omp import SubcommandContext
 
-def _problems(runtime: Any, inventory: Inventory, disabled: set[str]) -> list[Problem]:
+
+def _problems(ctx: SubcommandContext, inventory: Inventory, disabled: set[str]) -> list[Problem]:
     problems = [p for p in (plugin_problem(i.as_json()) for i in inventory.plugins) if p]
     problems += [conflict_problem(c.as_json()) for c in inventory.conflicts]
     described = {c.reason for c in inventory.conflicts}
     problems += [
         Problem("registration", text, "fix the plugin named, or disable it")
-        for text in runtime.contributions.problems
+        for text in ctx.problems
         if "registered by both" not in text
         and "failed while registering" not in text
         and text not in described
@@ -42,19 +43,19 @@ def _problems(runtime: Any, inventory: Inventory, disabled: set[str]) -> list[Pr
     return problems
 
 
-def _project(runtime: Any, inventory: Inventory) -> tuple[list[str], list[Problem]]:
+def _project(ctx: SubcommandContext, inventory: Inventory) -> tuple[list[str], list[Problem]]:
     """What the project directory carries, and its problems."""
-    settings = project_settings(runtime)
-    files = project_extension_files(runtime.cwd)
+    settings = project_settings(ctx)
+    files = ctx.project_extension_files()
     listed = [str(s) for s in settings.get(PROJECT_PLUGINS) or []]
-    loads = [f"extension file {f.relative_to(runtime.cwd)}" for f in files]
+    loads = [f"extension file {f.relative_to(ctx.cwd)}" for f in files]
     loads += [f"extension {e}" for e in settings.get("extensions") or []]
     loads += [f"plugin {s} (omp plugin sync installs it)" for s in listed]
     loads += [f"disabledPlugins {', '.join(map(str, settings.get('disabledPlugins') or []))}"]
     loads = [line for line in loads if not line.endswith("disabledPlugins ")]
     if not loads:
         return [], []
-    trusted = runtime.settings.trust.trusted
+    trusted = ctx.trusted
     head = (
         "this directory is trusted; it loads:"
         if trusted
@@ -64,7 +65,7 @@ def _project(runtime: Any, inventory: Inventory) -> tuple[list[str], list[Proble
     if trusted:
         for text in listed:
             try:
-                spec = parse_spec(text, runtime.cwd)
+                spec = parse_spec(text, ctx.cwd)
             except Exception as exc:  # a bad entry is reported, not fatal
                 problems.append(Problem(PROJECT_PLUGINS, str(exc), "fix .omp/settings.json"))
                 continue
@@ -75,11 +76,11 @@ def _project(runtime: Any, inventory: Inventory) -> tuple[list[str], list[Proble
     return [head, *(f"  {line}" for line in loads)], problems
 
 
-def doctor(runtime: Any, *, as_json: bool = False) -> int:
-    disabled = effective_disabled(runtime)
-    inventory = build_inventory(runtime, disabled)
-    problems = _problems(runtime, inventory, disabled)
-    project_lines, project_problems = _project(runtime, inventory)
+def doctor(ctx: SubcommandContext, *, as_json: bool = False) -> int:
+    disabled = effective_disabled(ctx)
+    inventory = build_inventory(ctx, disabled)
+    problems = _problems(ctx, inventory, disabled)
+    project_lines, project_problems = _project(ctx, inventory)
     problems += project_problems
     if as_json:
         report = {
@@ -95,9 +96,7 @@ def doctor(runtime: Any, *, as_json: bool = False) -> int:
         print("\n".join(problem.lines()))
     for line in project_lines:
         print(line)
-    from omp import search_backend_line
-
-    backend = search_backend_line(runtime)
+    backend = ctx.search_backend_line()
     if backend:
         print(backend)
     print(f"{len(problems)} problem(s) found" if problems else "no problems found")

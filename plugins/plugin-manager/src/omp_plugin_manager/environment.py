@@ -15,6 +15,13 @@ DEFAULT_DISTRIBUTION = "omp"
 KERNEL = "omp-kernel"
 
 
+_REQUIREMENT = re.compile(
+    r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*"
+    r"\(?(?P<spec>[^;()]*)\)?\s*(?:;(?P<marker>.*))?$"
+)
+"""A Requires-Dist line: name, extras, version specifier (maybe in parentheses), marker."""
+
+
 def normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
@@ -75,13 +82,20 @@ def installed() -> dict[str, Installed]:
 
 
 def kernel_range(name: str) -> str | None:
-    """What a distribution declares about the kernel (``>=0.1,<1``), or None."""
-    from omp import requirement_on
-
+    """What a distribution declares about the kernel (``>=0.1,<1``; ``""`` for any
+    version), or None when it does not require it."""
     try:
-        return requirement_on(metadata.distribution(name).requires or (), KERNEL)
+        requires = metadata.distribution(name).requires or ()
     except metadata.PackageNotFoundError:
         return None
+    for line in requires:
+        parsed = _REQUIREMENT.match(line)
+        if not parsed or normal(parsed["name"]) != KERNEL:
+            continue
+        if parsed["marker"] and "extra" in parsed["marker"]:
+            continue
+        return parsed["spec"].strip()
+    return None
 
 
 def builtin_names(dists: dict[str, Installed]) -> set[str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omp import OmpError, UsageError
 
@@ -20,19 +20,22 @@ from omp_plugin_manager.settings_lists import (
 )
 from omp_plugin_manager.specs import Spec, parse_spec
 
+if TYPE_CHECKING:
+    from omp import SubcommandContext
 
-def add(runtime: Any, texts: list[str], *, project: bool = False) -> int:
-    specs = [parse_spec(text, runtime.cwd) for text in texts]
-    code = install_specs(runtime, specs)
+
+def add(ctx: SubcommandContext, texts: list[str], *, project: bool = False) -> int:
+    specs = [parse_spec(text, ctx.cwd) for text in texts]
+    code = install_specs(ctx, specs)
     if code == 0 and project:
-        path = settings_file(runtime, project=True)
+        path = settings_file(ctx, project=True)
         for spec in specs:
             add_to_list(path, PROJECT_PLUGINS, spec.text)
         print(f"recorded in {path} ({PROJECT_PLUGINS})")
     return code
 
 
-def install_specs(runtime: Any, specs: list[Spec]) -> int:
+def install_specs(ctx: SubcommandContext, specs: list[Spec]) -> int:
     """Install, then check each installed distribution in a fresh process."""
     before = installed()
     builtins = builtin_names(before)
@@ -55,7 +58,7 @@ def install_specs(runtime: Any, specs: list[Spec]) -> int:
         targets += sorted(k for k in changed if after[k].plugin_names and k not in targets)
     from omp_plugin_manager.probe import probe
 
-    report = probe(runtime.cwd)
+    report = probe(ctx.cwd)
     failed = False
     for target in dict.fromkeys(targets):
         dist = after.get(normal(target))
@@ -102,7 +105,7 @@ def _report_pip_failure(outcome: installer.Outcome, pinned: list[str]) -> None:
     print(f"  (command: {installer.shown(outcome.command)})", file=sys.stderr)
 
 
-def resolve_distribution(runtime: Any, name: str) -> str:
+def resolve_distribution(ctx: SubcommandContext, name: str) -> str:
     """A distribution name from a plugin or distribution name; a clear error if unknown."""
     dists = installed()
     if normal(name) in dists:
@@ -110,7 +113,7 @@ def resolve_distribution(runtime: Any, name: str) -> str:
     for dist in dists.values():
         if name in dist.plugin_names:
             return dist.name
-    for record in runtime.host.records:
+    for record in ctx.plugins:
         if record.name == name and record.source.startswith("extension "):
             path = record.source.removeprefix("extension ")
             raise UsageError(
@@ -123,8 +126,8 @@ def resolve_distribution(runtime: Any, name: str) -> str:
     raise UsageError(f"no installed plugin is called {name!r}{hint}")
 
 
-def remove(runtime: Any, name: str, *, project: bool = False) -> int:
-    dist_name = resolve_distribution(runtime, name)
+def remove(ctx: SubcommandContext, name: str, *, project: bool = False) -> int:
+    dist_name = resolve_distribution(ctx, name)
     dists = installed()
     key = normal(dist_name)
     if key in builtin_names(dists):
@@ -143,37 +146,37 @@ def remove(runtime: Any, name: str, *, project: bool = False) -> int:
     if not outcome.ok:
         raise OmpError(f"pip could not remove {dist_name}: {installer.pip_error(outcome.output)}")
     if project:
-        path = settings_file(runtime, project=True)
+        path = settings_file(ctx, project=True)
         for spec in read_list(path, PROJECT_PLUGINS):
-            parsed = _quiet_parse(spec, runtime)
+            parsed = _quiet_parse(spec, ctx)
             if parsed is not None and parsed.name == key:
                 remove_from_list(path, PROJECT_PLUGINS, spec)
     print(f"removed {dist_name} {dists[key].version}")
     return 0
 
 
-def _quiet_parse(text: str, runtime: Any) -> Spec | None:
+def _quiet_parse(text: str, ctx: SubcommandContext) -> Spec | None:
     try:
-        return parse_spec(text, runtime.cwd)
+        return parse_spec(text, ctx.cwd)
     except OmpError:
         return None
 
 
-def sync(runtime: Any) -> int:
+def sync(ctx: SubcommandContext) -> int:
     """Install what the project lists in .omp/settings.json (trusted directories only)."""
-    listed = read_list(settings_file(runtime, project=True), PROJECT_PLUGINS)
+    listed = read_list(settings_file(ctx, project=True), PROJECT_PLUGINS)
     if not listed:
         print(f"this project lists no plugins (.omp/settings.json, {PROJECT_PLUGINS})")
         return 0
-    if not runtime.settings.trust.trusted:
+    if not ctx.trusted:
         raise UsageError(
             f"this directory is not trusted, so its plugin list ({', '.join(listed)}) is not "
             "installed; trust it with `omp --trust` first"
         )
-    specs = [parse_spec(text, runtime.cwd) for text in listed]
+    specs = [parse_spec(text, ctx.cwd) for text in listed]
     dists = installed()
     missing = [s for s in specs if not (s.kind == "name" and s.name in dists and s.text == s.name)]
     if not missing:
         print(f"every plugin this project lists is installed ({', '.join(listed)})")
         return 0
-    return install_specs(runtime, missing)
+    return install_specs(ctx, missing)

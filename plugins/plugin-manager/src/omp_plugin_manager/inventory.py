@@ -1,6 +1,6 @@
 """Every plugin omp knows of in this environment, with what it contributes.
 
-Built from a loaded runtime (the one ``omp plugin`` runs with): the kernel's plugin
+Built from the context ``omp plugin`` runs with (``omp.SubcommandContext``): the kernel's plugin
 records say what loaded and why not; one more pass over the registration hooks says who
 contributes which tool, command, flag, mode or provider, duplicates included, so a name
 two plugins claim is visible as a conflict instead of silently kept once.
@@ -9,11 +9,12 @@ two plugins claim is visible as a conflict instead of silently kept once.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
-
-from omp import collect_registrations
+from typing import TYPE_CHECKING, Any
 
 from omp_plugin_manager.environment import Installed, builtin_names, installed
+
+if TYPE_CHECKING:
+    from omp import SubcommandContext
 
 KINDS = {
     "tools": "omp_register_tools",
@@ -89,14 +90,14 @@ def _source(record: Any, dist: Installed | None, builtins: set[str]) -> tuple[st
     return "entry point", None
 
 
-def build_inventory(runtime: Any, disabled: set[str]) -> Inventory:
-    """What ``runtime`` loaded; ``disabled`` is the effective disabledPlugins of a
+def build_inventory(ctx: SubcommandContext, disabled: set[str]) -> Inventory:
+    """What ``ctx`` loaded; ``disabled`` is the effective disabledPlugins of a
     normal run in this directory."""
     dists = installed()
     builtins = builtin_names(dists)
     owners = {plugin: d for d in dists.values() for plugin in d.plugin_names}
     infos: list[PluginInfo] = []
-    for record in runtime.host.records:
+    for record in ctx.plugins:
         dist = owners.get(record.name) if record.source.startswith("entry point") else None
         source, location = _source(record, dist, builtins)
         infos.append(
@@ -113,22 +114,20 @@ def build_inventory(runtime: Any, disabled: set[str]) -> Inventory:
             )
         )
     by_name = {info.name: info for info in infos}
-    conflicts, problems = _contributions(runtime, by_name)
+    conflicts, problems = _contributions(ctx, by_name)
     return Inventory(infos, conflicts, problems, dists)
 
 
 def _contributions(
-    runtime: Any, by_name: dict[str, PluginInfo]
+    ctx: SubcommandContext, by_name: dict[str, PluginInfo]
 ) -> tuple[list[Conflict], list[str]]:
     problems: list[str] = []
-
-    def on_error(plugin: str, exc: BaseException) -> None:
-        problems.append(f"plugin {plugin} failed while registering: {exc}")
-
     conflicts: list[Conflict] = []
     for kind, hook in KINDS.items():
         claimed: dict[str, list[str]] = {}
-        registrations = collect_registrations(runtime.host.pm, hook, runtime.api, on_error)
+        found = ctx.registrations(hook)
+        problems += [f"plugin {p} failed while registering: {exc}" for p, exc in found.failures]
+        registrations = found.items
         for plugin, item in registrations:
             key = str(getattr(item, "name", "?"))
             claimed.setdefault(key, []).append(plugin)
@@ -136,18 +135,18 @@ def _contributions(
             if info is not None:
                 info.contributes.setdefault(kind, []).append(key)
         if kind == "tools":
-            conflicts += _tool_conflicts(runtime, registrations)
+            conflicts += _tool_conflicts(ctx, registrations)
             continue
         conflicts += [Conflict(kind, k, o) for k, o in sorted(claimed.items()) if len(o) > 1]
     return conflicts, problems
 
 
-def _tool_conflicts(runtime: Any, registrations: list[tuple[str, Any]]) -> list[Conflict]:
+def _tool_conflicts(ctx: SubcommandContext, registrations: list[tuple[str, Any]]) -> list[Conflict]:
     """Tools claimed twice, decided as a run decides them: a declared override
     (``Tool(overrides=...)``) is no conflict, an undeclared clash is."""
     from omp import choose_tools
 
-    choice = choose_tools(registrations, [r.name for r in runtime.host.records])
+    choice = choose_tools(registrations, [r.name for r in ctx.plugins])
     return [
         Conflict("tools", r.name, [r.rival, r.plugin], r.reason)
         for r in sorted(choice.refused, key=lambda r: r.name)

@@ -17,12 +17,11 @@ from omp import OmpError, python_module_command
 
 
 def main() -> int:
-    from omp import RUNTIME_KINDS, load_runtime
+    from omp import SubcommandContext
 
     from omp_plugin_manager.inventory import build_inventory
 
-    runtime = load_runtime(cwd=Path.cwd(), kinds=RUNTIME_KINDS, run_project_code=False)
-    inventory = build_inventory(runtime, disabled=set())
+    inventory = build_inventory(SubcommandContext.load(Path.cwd()), disabled=set())
     report = {
         "plugins": [p.as_json() for p in inventory.plugins],
         "conflicts": [c.as_json() for c in inventory.conflicts],

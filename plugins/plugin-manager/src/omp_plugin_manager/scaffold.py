@@ -11,9 +11,12 @@ import keyword
 import re
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from omp import OmpError, UsageError
+
+if TYPE_CHECKING:
+    from omp import SubcommandContext
 
 SKIPPED = {"examples", "__pycache__", ".pytest_cache", "build", "dist", ".venv"}
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)*$")
@@ -76,21 +79,21 @@ def render(target: Path, names: dict[str, str]) -> list[Path]:
     return written
 
 
-def new(runtime: Any, name: str, directory: str | None) -> int:
+def new(ctx: SubcommandContext, name: str, directory: str | None) -> int:
     names = names_for(name)
     parent = Path(directory).expanduser() if directory else Path(".")
-    parent = parent if parent.is_absolute() else runtime.cwd / parent
+    parent = parent if parent.is_absolute() else ctx.cwd / parent
     target = parent / name
     if target.exists() and any(target.iterdir()):
         raise UsageError(f"{target} already exists and is not empty; choose another name or --dir")
     target.mkdir(parents=True, exist_ok=True)
     render(target, names)
-    shown = _shown(target, runtime.cwd)
+    shown = _shown(target, ctx.cwd)
     plugin = names["plugin_template"]
     print(f"created {shown}: plugin {plugin} (distribution {names['omp-plugin-template']})")
     print(
         "  tool, tool_call gate, slash command and flag in "
-        + _shown(target / "src" / names["omp_plugin_template"] / "plugin.py", runtime.cwd)
+        + _shown(target / "src" / names["omp_plugin_template"] / "plugin.py", ctx.cwd)
     )
     print("next:")
     print(f"  omp plugin add {shown}          # install it (editable) into omp's environment")

@@ -4,7 +4,7 @@ project's ``plugins`` (SPECs a team shares; ``omp plugin sync`` installs them)."
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omp import (
     OmpError,
@@ -15,13 +15,16 @@ from omp import (
     user_settings_path,
 )
 
+if TYPE_CHECKING:
+    from omp import SubcommandContext
+
 DISABLED = "disabledPlugins"
 PROJECT_PLUGINS = "plugins"
 
 
-def settings_file(runtime: Any, project: bool) -> Path:
+def settings_file(ctx: SubcommandContext, project: bool) -> Path:
     """The settings file a command writes: the user's or the project's."""
-    return project_settings_path(runtime.cwd) if project else user_settings_path(runtime.agent_dir)
+    return project_settings_path(ctx.cwd) if project else user_settings_path(ctx.agent_dir)
 
 
 def read_list(path: Path, key: str) -> list[str]:
@@ -46,18 +49,18 @@ def remove_from_list(path: Path, key: str, item: str) -> bool:
     return True
 
 
-def effective_disabled(runtime: Any) -> set[str]:
+def effective_disabled(ctx: SubcommandContext) -> set[str]:
     """disabledPlugins as a normal run in this directory would apply it (the project's
     list only when the directory is trusted)."""
-    settings = load_settings(runtime.cwd)
+    settings = load_settings(ctx.cwd)
     names = [*(settings.get("disabledPlugins") or []), *(settings.get("disabled_plugins") or [])]
     return {str(n) for n in names}
 
 
-def project_settings(runtime: Any) -> dict[str, Any]:
+def project_settings(ctx: SubcommandContext) -> dict[str, Any]:
     """The project's settings file as written (trusted or not), for reports; {} when
     it is missing or unreadable (a normal run reports that)."""
     try:
-        return read_settings_file(project_settings_path(runtime.cwd)) or {}
+        return read_settings_file(project_settings_path(ctx.cwd)) or {}
     except OmpError:
         return {}

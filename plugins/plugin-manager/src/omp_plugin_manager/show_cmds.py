@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import Any
+from typing import TYPE_CHECKING
 
 from omp import UsageError
 
@@ -12,9 +12,12 @@ from omp_plugin_manager.environment import kernel_range
 from omp_plugin_manager.inventory import Inventory, PluginInfo, build_inventory
 from omp_plugin_manager.settings_lists import effective_disabled
 
+if TYPE_CHECKING:
+    from omp import SubcommandContext
 
-def _inventory(runtime: Any) -> Inventory:
-    return build_inventory(runtime, effective_disabled(runtime))
+
+def _inventory(ctx: SubcommandContext) -> Inventory:
+    return build_inventory(ctx, effective_disabled(ctx))
 
 
 def _where(info: PluginInfo) -> str:
@@ -32,8 +35,8 @@ def _state(info: PluginInfo) -> str:
     return {"loaded": "enabled"}.get(info.status, info.status)
 
 
-def list_plugins(runtime: Any, *, as_json: bool = False) -> int:
-    inventory = _inventory(runtime)
+def list_plugins(ctx: SubcommandContext, *, as_json: bool = False) -> int:
+    inventory = _inventory(ctx)
     if as_json:
         print(json.dumps([p.as_json() for p in inventory.plugins], indent=2))
         return 0
@@ -66,8 +69,8 @@ def find_plugin(inventory: Inventory, name: str) -> PluginInfo:
     return found
 
 
-def info(runtime: Any, name: str, *, as_json: bool = False) -> int:
-    inventory = _inventory(runtime)
+def info(ctx: SubcommandContext, name: str, *, as_json: bool = False) -> int:
+    inventory = _inventory(ctx)
     plugin = find_plugin(inventory, name)
     details = plugin.as_json()
     dist = inventory.dists.get((plugin.distribution or "").lower().replace("_", "-"))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from typing import Any
+from typing import TYPE_CHECKING
 
 from omp import UsageError
 
@@ -15,18 +15,21 @@ from omp_plugin_manager.settings_lists import (
     settings_file,
 )
 
+if TYPE_CHECKING:
+    from omp import SubcommandContext
+
 SELF = "plugin_manager"
 
 
-def _known(runtime: Any) -> list[str]:
-    names = [r.name for r in runtime.host.records]
+def _known(ctx: SubcommandContext) -> list[str]:
+    names = [r.name for r in ctx.plugins]
     return names + [n.removeprefix("ext:") for n in names if n.startswith("ext:")]
 
 
-def toggle(runtime: Any, name: str, enable: bool, project: bool) -> int:
-    known = _known(runtime)
-    where = settings_file(runtime, project)
-    if name not in known and not (enable and name in effective_disabled(runtime)):
+def toggle(ctx: SubcommandContext, name: str, enable: bool, project: bool) -> int:
+    known = _known(ctx)
+    where = settings_file(ctx, project)
+    if name not in known and not (enable and name in effective_disabled(ctx)):
         close = difflib.get_close_matches(name, known, n=1)
         hint = f"; did you mean {close[0]}?" if close else "; `omp plugin list` shows them"
         raise UsageError(f"no plugin is called {name!r}{hint}")
@@ -40,7 +43,7 @@ def toggle(runtime: Any, name: str, enable: bool, project: bool) -> int:
         print(f"{name} {'disabled' if changed else 'was already disabled'} ({where})")
         return 0
     changed = remove_from_list(where, DISABLED, name)
-    still = name in effective_disabled(runtime)
+    still = name in effective_disabled(ctx)
     if still:
         print(
             f"{name} is still disabled by another settings layer (the other settings file, "

@@ -6,9 +6,12 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omp import UsageError
+
+if TYPE_CHECKING:
+    from omp import SubcommandContext
 
 USAGE = """\
 usage: omp sessions [SEARCH] [--all] [--json]      this directory's sessions, newest first
@@ -28,41 +31,35 @@ EXPORT_USAGE = (
 )
 
 
-def _directory(runtime: Any) -> Path:
-    from omp import sessions_dir
-
-    return sessions_dir(runtime.agent_dir, str(runtime.cwd), runtime.settings.get("sessionDir"))
-
-
-def run(args: list[str], runtime: Any) -> int:
+def run(args: list[str], ctx: SubcommandContext) -> int:
     flags = [a for a in args if a.startswith("-") and a != "-"]
     positional = [a for a in args if a not in flags]
     if {"-h", "--help"} & set(flags):
         print(USAGE, end="")
         return 0
     if args[:1] == ["export"]:
-        return _export(args[1:], runtime)
+        return _export(args[1:], ctx)
     unknown = [f for f in flags if f not in ("--all", "--json")]
     if unknown:
         raise UsageError(
             f"unknown flag {unknown[0]}; usage: omp sessions [SEARCH] [--all] [--json]"
         )
-    return _list(" ".join(positional), runtime, "--all" in flags, "--json" in flags)
+    return _list(" ".join(positional), ctx, "--all" in flags, "--json" in flags)
 
 
-def _list(search: str, runtime: Any, everywhere: bool, as_json: bool) -> int:
+def _list(search: str, ctx: SubcommandContext, everywhere: bool, as_json: bool) -> int:
     from omp import list_all_sessions, list_sessions
 
     if everywhere:
-        infos = list_all_sessions(Path(runtime.agent_dir) / "sessions", search)
+        infos = list_all_sessions(ctx.agent_dir / "sessions", search)
     else:
-        infos = list_sessions(_directory(runtime), search)
+        infos = list_sessions(ctx.sessions_dir, search)
     if as_json:
         for info in infos:
             print(json.dumps(info.to_json(), ensure_ascii=False))
         return 0
     if not infos:
-        where = "anywhere" if everywhere else f"for {runtime.cwd}"
+        where = "anywhere" if everywhere else f"for {ctx.cwd}"
         matching = f" matching {search!r}" if search else ""
         print(f"omp: no sessions{matching} {where}", file=sys.stderr)
         return 0
@@ -79,8 +76,8 @@ def format_row(info: Any, show_cwd: bool = False) -> str:
     return f"{info.id[:8]}  {modified}  {count:>8}{where}  {info.title}"
 
 
-def _export(args: list[str], runtime: Any) -> int:
-    from omp import OmpError, known_secrets, most_recent_session, provider_configs
+def _export(args: list[str], ctx: SubcommandContext) -> int:
+    from omp import OmpError, known_secrets, most_recent_session
 
     from omp_sessions_command.export import default_name, export_session
 
@@ -98,15 +95,15 @@ def _export(args: list[str], runtime: Any) -> int:
     elif len(positional) != 1:
         raise UsageError(EXPORT_USAGE)
     if source_arg is not None:
-        source = _source(source_arg, runtime)
+        source = _source(source_arg, ctx)
     else:
-        found = most_recent_session(_directory(runtime))
+        found = most_recent_session(ctx.sessions_dir)
         if found is None:
-            raise OmpError(f"no session to export: none saved for {runtime.cwd}")
+            raise OmpError(f"no session to export: none saved for {ctx.cwd}")
         source = found
     given = positional[0] if positional else default_name(source)
-    target = Path(runtime.cwd) / Path(given).expanduser()
-    secrets = known_secrets(runtime.cwd, provider_configs(runtime))
+    target = ctx.cwd / Path(given).expanduser()
+    secrets = known_secrets(ctx.cwd, ctx.provider_configs())
     export_session(source, target, secrets, force=force)
     print(f"Exported to: {given}")
     return 0
@@ -122,11 +119,9 @@ def _option(args: list[str], name: str) -> tuple[str | None, list[str]]:
     return None, args
 
 
-def _source(raw: str, runtime: Any) -> Path:
+def _source(raw: str, ctx: SubcommandContext) -> Path:
     """The session file a SESSION argument names: a path, else an id prefix here."""
-    from omp import find_session, is_session_path
-
-    path = Path(runtime.cwd) / Path(raw).expanduser()
+    path = ctx.cwd / Path(raw).expanduser()
     if os.path.lexists(path):
         return path
     if Path(raw).suffix.lower() in (".html", ".htm", ".md", ".markdown"):
@@ -134,6 +129,4 @@ def _source(raw: str, runtime: Any) -> Path:
             f"no session {raw}: --export takes the session first, then the output: "
             "omp --export SESSION [OUT.html]"
         )
-    if is_session_path(raw):
-        raise UsageError(f"no session file {raw}")
-    return find_session(_directory(runtime), raw)
+    return ctx.find_session(raw)

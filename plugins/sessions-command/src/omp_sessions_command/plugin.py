@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import omp
 from omp import Command, Subcommand
+
+if TYPE_CHECKING:
+    from omp import SubcommandContext
 
 SUMMARY_KEY = "omp_sessions_command.summary"
 """Where ``/tree ID --summary TEXT`` leaves the summary for session_before_tree."""
 
 
-def _run(args: list[str], runtime: Any) -> int:
+def _run(args: list[str], ctx: SubcommandContext) -> int:
     from omp_sessions_command.command import run
 
-    return run(args, runtime)
+    return run(args, ctx)
 
 
 @omp.hookimpl

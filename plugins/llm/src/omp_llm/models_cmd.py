@@ -1,10 +1,14 @@
-"""``omp models [SEARCH]``: every model the installed providers offer, and whether each
-can be used now (a key was found, the local server answers) or why not."""
+"""``omp models [SEARCH]`` (and pi's ``omp --list-models [SEARCH]``, which the CLI
+turns into it): every model the installed providers offer, and whether each can be used
+now (a key was found, the local server answers) or why not."""
 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from omp import SubcommandContext
 
 USAGE = """usage: omp models [SEARCH]
 
@@ -31,13 +35,33 @@ def _tokens(count: int) -> str:
     return f"{count // 1000}k" if count >= 1000 else str(count)
 
 
-def print_models(runtime: Any, search: str) -> int:
-    from omp.runtime.bootstrap import model_registry, provider_config_problems
+def run(args: list[str], ctx: SubcommandContext) -> int:
+    """The subcommand: ``args`` are the words after ``models`` (omp's and the plugins'
+    flags among them are read by the CLI and skipped here)."""
+    if "--help" in args or "-h" in args:
+        print(USAGE, end="")
+        return 0
+    return print_models(ctx, " ".join(ctx.parse_flags(args).messages))
 
-    for problem in provider_config_problems(runtime):
+
+def config_problems(ctx: SubcommandContext) -> list[str]:
+    """One line per problem of the user's provider configuration (a broken models.json);
+    a source that fails says so instead."""
+    problems: list[str] = []
+    for source in ctx.provider_configs():
+        try:
+            problems += source.problems(ctx.agent_dir)
+        except Exception as exc:
+            text = " ".join(str(exc).split()) or "(no message)"
+            problems.append(f"{source.name} could not be checked: {type(exc).__name__}: {text}")
+    return problems
+
+
+def print_models(ctx: SubcommandContext, search: str) -> int:
+    for problem in config_problems(ctx):
         print(f"omp: {problem}", file=sys.stderr)
-    registry = model_registry(runtime)
-    settings = runtime.settings.data
+    registry = ctx.model_registry()
+    settings = ctx.settings.data
     needle = search.lower()
     rows = []
     status_of: dict[str, str] = {}
