@@ -84,7 +84,7 @@ def signature_of(function: Any, method: bool = False) -> str:
 
 def members(value: type) -> list[str]:
     lines = []
-    for name, member in vars(value).items():
+    for name, member in _own_members(value).items():
         if name.startswith("_"):
             continue
         if isinstance(member, property):
@@ -99,6 +99,19 @@ def members(value: type) -> list[str]:
         summary = docstring(target).split("\n\n", 1)[0].replace("\n", " ")
         lines.append(f"- {shown}" + (f": {summary}" if summary else ""))
     return lines
+
+
+def _own_members(value: type) -> dict[str, Any]:
+    """The class's own members and those of its kernel bases that ``omp`` does not export
+    (mixins such as ``AgentSession``'s): a reader finds them nowhere else."""
+    import omp
+
+    found: dict[str, Any] = {}
+    for owner in reversed(value.__mro__):
+        exported = getattr(omp, owner.__name__, None) is owner
+        if owner is value or (owner.__module__.startswith("omp.") and not exported):
+            found.update(vars(owner))
+    return found
 
 
 def describe(name: str, value: Any) -> list[str]:

@@ -9,6 +9,7 @@ import asyncio
 import json
 import subprocess
 
+import omp
 from isolation import isolated_env, omp_command
 from omp.testing import write_script
 
@@ -41,7 +42,7 @@ def _interactive(omp_harness) -> tuple[set[str], list[str]]:
         await session.start()
         try:
             with create_pipe_input() as pipe, create_app_session(pipe, DummyOutput()):
-                app = InteractiveApp(session, None)
+                app = InteractiveApp(omp.AgentSession(session), None)
                 models = {key for key, _ in app.model_choices()}
                 assert any(m.provider == "anthropic" for m in session.models.models)
                 assert session.set_model("peer/local")

@@ -22,6 +22,7 @@ _EXPORTS: dict[str, str] = {
     "ToolResult": "omp.agent.tools",
     "tool_cwd": "omp.agent.tools",
     "resolve_path": "omp.agent.tools",
+    "ToolRegistry": "omp.agent.tools",
     "ToolRendering": "omp.runtime.tool_render",
     "ToolRenderOptions": "omp.runtime.tool_render",
     "CallRenderer": "omp.runtime.tool_render",
@@ -32,6 +33,9 @@ _EXPORTS: dict[str, str] = {
     "Command": "omp.plugin.contrib",
     "CommandSource": "omp.plugin.contrib",
     "Subcommand": "omp.plugin.contrib",
+    "SubcommandContext": "omp.cli.subcommand_context",
+    "Registrations": "omp.cli.subcommand_context",
+    "ParsedArgs": "omp.cli.args",
     "Flag": "omp.plugin.contrib",
     "RunMode": "omp.plugin.contrib",
     "Shortcut": "omp.plugin.contrib",
@@ -80,6 +84,8 @@ _EXPORTS: dict[str, str] = {
     "Listener": "omp.runtime.sdk_session",
     "ApprovalMode": "omp.runtime.sdk_session",
     "ApprovalGate": "omp.runtime.sdk_session",
+    "QueueMode": "omp.runtime.sdk_controls",
+    "InterruptMode": "omp.runtime.sdk_controls",
     "complete": "omp.runtime.completion",
     "stream_completion": "omp.runtime.completion",
     "serialize_conversation": "omp.runtime.completion",
@@ -200,6 +206,7 @@ _EXPORTS: dict[str, str] = {
     "NotRestored": "omp.config.atomic_write",
     "track_process_group": "omp.base.processes:track_group",
     "untrack_process_group": "omp.base.processes:untrack_group",
+    "running_process_groups": "omp.base.processes:running_groups",
     "python_module_command": "omp.base.python_child",
     "Secrets": "omp.config.secrets",
     "known_secrets": "omp.config.secrets",
@@ -242,27 +249,15 @@ _EXPORTS: dict[str, str] = {
     "SessionInfo": "omp.session.listing",
     "list_sessions": "omp.session.listing",
     "list_all_sessions": "omp.session.listing",
-    # Running sessions (the runtime a run mode or embedder builds)
-    "Runtime": "omp.runtime.bootstrap",
-    "RUNTIME_KINDS": "omp.runtime.bootstrap",
-    "load_runtime": "omp.runtime.bootstrap",
-    "is_session_path": "omp.runtime.bootstrap",
-    "provider_configs": "omp.runtime.bootstrap",
-    "provider_config_problems": "omp.runtime.bootstrap",
-    "parse_cli_args": "omp.cli.args:parse",
-    "check_extension_path": "omp.cli.paths",
     # Plugins and their distributions
     "ENTRY_POINT_GROUP": "omp.plugin.manager",
-    "project_extension_files": "omp.plugin.manager",
-    "collect_registrations": "omp.plugin.registry",
+    "PluginRecord": "omp.plugin.manager",
     "combine": "omp.plugin.specs",
     "HookRule": "omp.plugin.rules",
     "ChainOutcome": "omp.plugin.rules",
     "ToolChoice": "omp.plugin.tool_overrides",
     "Refusal": "omp.plugin.tool_overrides",
     "choose_tools": "omp.plugin.tool_overrides",
-    "requirement_on": "omp.base.versions",
-    "search_backend_line": "omp.cli.plugins_cmd",
 }
 """Public name -> ``module`` (same attribute name) or ``module:attribute``."""
 
@@ -276,6 +271,7 @@ if TYPE_CHECKING:
         ToolResult as ToolResult,
         tool_cwd as tool_cwd,
         resolve_path as resolve_path,
+        ToolRegistry as ToolRegistry,
     )
     from omp.runtime.tool_render import (
         ToolRendering as ToolRendering,
@@ -295,6 +291,11 @@ if TYPE_CHECKING:
         Shortcut as Shortcut,
         Renderer as Renderer,
     )
+    from omp.cli.subcommand_context import (
+        SubcommandContext as SubcommandContext,
+        Registrations as Registrations,
+    )
+    from omp.cli.args import ParsedArgs as ParsedArgs
     from omp.agent.providers import (
         Provider as Provider,
         Model as Model,
@@ -351,6 +352,7 @@ if TYPE_CHECKING:
         ApprovalMode as ApprovalMode,
         ApprovalGate as ApprovalGate,
     )
+    from omp.runtime.sdk_controls import QueueMode as QueueMode, InterruptMode as InterruptMode
     from omp.runtime.completion import (
         complete as complete,
         stream_completion as stream_completion,
@@ -486,6 +488,7 @@ if TYPE_CHECKING:
     from omp.base.processes import (
         track_group as track_process_group,
         untrack_group as untrack_process_group,
+        running_groups as running_process_groups,
     )
     from omp.base.python_child import python_module_command as python_module_command
     from omp.config.secrets import (
@@ -548,24 +551,11 @@ if TYPE_CHECKING:
         list_all_sessions as list_all_sessions,
     )
 
-    # Running sessions (the runtime a run mode or embedder builds)
-    from omp.runtime.bootstrap import (
-        Runtime as Runtime,
-        RUNTIME_KINDS as RUNTIME_KINDS,
-        load_runtime as load_runtime,
-        is_session_path as is_session_path,
-        provider_configs as provider_configs,
-        provider_config_problems as provider_config_problems,
-    )
-    from omp.cli.args import parse as parse_cli_args
-    from omp.cli.paths import check_extension_path as check_extension_path
-
     # Plugins and their distributions
     from omp.plugin.manager import (
         ENTRY_POINT_GROUP as ENTRY_POINT_GROUP,
-        project_extension_files as project_extension_files,
+        PluginRecord as PluginRecord,
     )
-    from omp.plugin.registry import collect_registrations as collect_registrations
     from omp.plugin.specs import combine as combine
     from omp.plugin.rules import HookRule as HookRule, ChainOutcome as ChainOutcome
     from omp.plugin.tool_overrides import (
@@ -573,8 +563,6 @@ if TYPE_CHECKING:
         Refusal as Refusal,
         choose_tools as choose_tools,
     )
-    from omp.base.versions import requirement_on as requirement_on
-    from omp.cli.plugins_cmd import search_backend_line as search_backend_line
 
 
 _DEPRECATED: dict[str, tuple[str, str]] = {}
@@ -619,7 +607,6 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "ENV_SECRET_NAME",
     "KERNEL_SETTINGS",
-    "RUNTIME_KINDS",
     "SAFE_PROJECT_KEYS",
     "SETTINGS_SCHEMA",
     "STOP_SIGNALS",
@@ -683,6 +670,7 @@ __all__ = [
     "ImageContent",
     "InputEvent",
     "InputPatch",
+    "InterruptMode",
     "Listener",
     "LlmContext",
     "LlmMessage",
@@ -700,12 +688,16 @@ __all__ = [
     "OmpAPI",
     "OmpError",
     "OverflowDecision",
+    "ParsedArgs",
+    "PluginRecord",
     "Provider",
     "ProviderConfigSource",
     "PythonExecutionMessage",
+    "QueueMode",
     "QueueUpdateEvent",
     "RedactedThinkingContent",
     "Refusal",
+    "Registrations",
     "Rendered",
     "Renderer",
     "RequestDecision",
@@ -716,7 +708,6 @@ __all__ = [
     "RetryFallbackSucceededEvent",
     "RunMode",
     "RunStopped",
-    "Runtime",
     "RuntimeNotReadyError",
     "Schema",
     "Scope",
@@ -751,6 +742,7 @@ __all__ = [
     "StderrUI",
     "StreamOptions",
     "Subcommand",
+    "SubcommandContext",
     "TextContent",
     "ThinkingContent",
     "ThinkingLevel",
@@ -766,6 +758,7 @@ __all__ = [
     "ToolExecutionEndEvent",
     "ToolExecutionStartEvent",
     "ToolExecutionUpdateEvent",
+    "ToolRegistry",
     "ToolRenderOptions",
     "ToolRendering",
     "ToolResult",
@@ -788,10 +781,8 @@ __all__ = [
     "__version__",
     "agent_dir",
     "apply_cost",
-    "check_extension_path",
     "check_settings_layer",
     "choose_tools",
-    "collect_registrations",
     "combine",
     "complete",
     "content_text",
@@ -806,35 +797,28 @@ __all__ = [
     "find_setting",
     "hookimpl",
     "is_context_overflow",
-    "is_session_path",
     "json_type_name",
     "known_secrets",
     "list_all_sessions",
     "list_sessions",
-    "load_runtime",
     "load_settings",
     "most_recent_session",
     "next_thinking_level",
-    "parse_cli_args",
     "parse_message",
     "parse_setting_value",
     "project_dirs",
-    "project_extension_files",
     "project_settings_path",
-    "provider_config_problems",
-    "provider_configs",
     "python_module_command",
     "read_settings_file",
     "redact_keys",
     "rendered_text",
     "replacing",
-    "requirement_on",
     "resolve_path",
     "resolve_setting",
     "run_abortable",
     "run_user_shell",
+    "running_process_groups",
     "save_setting",
-    "search_backend_line",
     "serialize_conversation",
     "sessions_dir",
     "set_session_name",

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from omp.agent.providers import Provider
+    from omp.cli.subcommand_context import SubcommandContext
 
 CommandSource = Literal["builtin", "extension", "file", "skill", "mcp_prompt"]
 """Where a slash command comes from (``Command.source``)."""
@@ -40,8 +41,9 @@ class RunMode:
     for a prompt. A mode that does not ``takes_prompts`` (its client sends them) is
     refused prompt and ``@file`` arguments by the CLI before a session opens. With
     ``public_session`` the session ``run`` gets is the public ``omp.AgentSession``;
-    without, it is the kernel's own session object, which is internal (the interactive
-    and RPC modes still take it) and will go."""
+    without, it is the kernel's own session object, which is internal and will go. A
+    public-session mode may instead put its UI in front of the session in ``run``
+    (``session.attach_client(ui=...)``), as the interactive mode does."""
 
     name: str
     description: str
@@ -55,15 +57,15 @@ class RunMode:
 
 @dataclass(frozen=True)
 class Subcommand:
-    """A command-line command family: ``omp NAME args...`` calls ``run(args, runtime)``
-    with everything after NAME (its own flags included) and the loaded runtime
-    (``omp.runtime.bootstrap.Runtime``); the result is the exit code (it may be async). Project
-    code is not loaded when a known family runs; a command that runs sessions builds
-    its own runtime with ``omp.runtime.bootstrap.load_runtime``."""
+    """A command-line command family: ``omp NAME args...`` calls ``run(args, ctx)``
+    with everything after NAME (its own flags included) and an ``omp.SubcommandContext``
+    (directory, settings, the loaded plugins and what they registered); the result is
+    the exit code (it may be async). Project code is not loaded when a known family
+    runs; a command that runs sessions opens them with ``omp.create_session``."""
 
     name: str
     description: str
-    run: Callable[[list[str], Any], Awaitable[int] | int]
+    run: Callable[[list[str], SubcommandContext], Awaitable[int] | int]
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,9 @@ if TYPE_CHECKING:
     from omp.runtime.session import AgentSession
 
 
-async def run_command(session: AgentSession, command: Command, args: str) -> None:
-    """Run ``command`` with ``args``; report what it raises (see the module)."""
+async def run_command(session: AgentSession, command: Command, args: str) -> str | None:
+    """Run ``command`` with ``args``; report what it raises (see the module). The
+    failure reported (also kept as the abort message), None when it ran."""
     try:
         result = command.handler(args, session._command_context)
         if inspect.isawaitable(result):
@@ -35,8 +36,10 @@ async def run_command(session: AgentSession, command: Command, args: str) -> Non
     except (Exception, SystemExit) as exc:
         error = describe_error(exc)
         plugin = plugin_of(session.dispatcher.pm, command.handler) or _module_of(command.handler)
-        session.abort_message = f"/{command.name} failed: {error}"
+        session.abort_message = failure = f"/{command.name} failed: {error}"
         await session._report_extension_error(plugin, f"command /{command.name}", error)
+        return failure
+    return None
 
 
 def plugin_of(pm: pluggy.PluginManager, function: Callable[..., Any]) -> str | None:

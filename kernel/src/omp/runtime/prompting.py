@@ -5,10 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 
-async def run_prompts(session: Any, prompts: list[str], images: list[Any] | None = None) -> Any:
+async def run_prompts(
+    session: Any, prompts: list[str], images: list[Any] | None = None, source: str = "interactive"
+) -> Any:
     """Start the session, run each prompt to the end (stopping after one that failed);
     the last assistant message these prompts produced (None if none did, e.g. a slash
-    command or a handled input). ``images`` go with the first prompt."""
+    command or a handled input). ``images`` go with the first prompt; ``source`` is
+    what input hooks see."""
     from omp.agent.loop import messages_after
 
     await session.start()
@@ -16,7 +19,7 @@ async def run_prompts(session: Any, prompts: list[str], images: list[Any] | None
     start = messages[-1] if messages else None
     for index, prompt in enumerate(prompts):
         before = session.agent.messages[-1] if session.agent.messages else None
-        await session.prompt(prompt, images=(images or None) if index == 0 else None)
+        await session.prompt(prompt, images=(images or None) if index == 0 else None, source=source)
         await session.wait_for_idle()
         if (
             session.shutdown_requested

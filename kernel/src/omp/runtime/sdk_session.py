@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from omp.base.errors import OmpError
 from omp.base.thinking import ThinkingLevel
+from omp.runtime.sdk_client import ClientMembers
+from omp.runtime.sdk_controls import SessionControls
 
 if TYPE_CHECKING:
     from omp.agent.approval import ToolApproval
@@ -68,7 +70,7 @@ class UsageTotals:
         return self.input + self.output + self.cache_read + self.cache_write
 
 
-class AgentSession:
+class AgentSession(ClientMembers, SessionControls):
     """A running omp session: prompt it, steer it, listen to its events, move it to
     another session file. Made by ``omp.create_session``; end it with ``dispose()`` or
     ``async with``. Call its methods from the event loop it runs on."""
@@ -153,12 +155,14 @@ class AgentSession:
         images: Sequence[ImageContent] | None = None,
         *,
         streaming_behavior: Literal["steer", "followUp"] | None = None,
+        source: Literal["interactive", "rpc"] = "interactive",
     ) -> AssistantMessage | None:
         """Run ``text`` to the end (plugins' input hooks, slash commands, every turn);
         the last answer (None when nothing was asked of the model: a slash command, an
         input hook that handled it). An answer that failed has ``stop_reason``
         ``"error"`` or ``"aborted"``. While a prompt runs, ``streaming_behavior`` says
-        how to queue this one (else it is an error)."""
+        how to queue this one (else it is an error). ``source`` is what input hooks see
+        (``"rpc"``: a protocol client sent it)."""
         from omp.runtime.prompting import run_prompts
 
         session = self._live()
@@ -168,12 +172,12 @@ class AgentSession:
                     "the session is answering a prompt; wait for it, or pass "
                     "streaming_behavior='steer' or 'followUp'"
                 )
-            self._queue(streaming_behavior, text, images)
+            self.queue(text, images, deliver_as=streaming_behavior)
             return None
         self._busy += 1
         try:
             answer: AssistantMessage | None = await run_prompts(
-                session, [text], list(images) if images else None
+                session, [text], list(images) if images else None, source
             )
         finally:
             self._busy -= 1
@@ -193,20 +197,9 @@ class AgentSession:
     ) -> None:
         self._live()
         if self.is_streaming:
-            self._queue(how, text, images)
+            self.queue(text, images, deliver_as=how)
         else:
             await self.prompt(text, images)
-
-    def _queue(
-        self, how: Literal["steer", "followUp"], text: str, images: Sequence[ImageContent] | None
-    ) -> None:
-        from omp.agent.messages import TextContent, UserMessage
-
-        content: str | list[TextContent | ImageContent] = (
-            [TextContent(text=text), *images] if images else text
-        )
-        agent = self._session.agent
-        (agent.steer if how == "steer" else agent.queue_follow_up)(UserMessage(content=content))
 
     def abort(self, reason: str | None = None) -> None:
         """Stop the running prompt (its answer ends ``aborted``); safe from a listener.
@@ -254,14 +247,17 @@ class AgentSession:
 
     # -- model and thinking -----------------------------------------------------------
 
-    async def set_model(self, model: str | Model) -> None:
+    async def set_model(
+        self, model: str | Model, *, source: Literal["set", "cycle"] = "set"
+    ) -> None:
         """Switch to ``model`` (a key, a pattern or a ``Model``) for the next request;
-        OmpError, saying why, when it is unknown or cannot be used."""
+        OmpError, saying why, when it is unknown or cannot be used. ``source`` is what
+        ``model_select`` handlers see (``"cycle"``: a client's next-model key)."""
         session = await self._started()
         pattern = model if isinstance(model, str) else model.key
         found = session.models.resolve(pattern)
         reason = session.models.provider_of(found).unavailable_reason(session.settings.data)
-        if reason or not session.set_model(found.key):
+        if reason or not session.set_model(found.key, source):
             raise OmpError(f"model {found.key} cannot be used: {reason or 'not available'}")
 
     async def set_thinking_level(self, level: ThinkingLevel) -> None:
@@ -275,9 +271,11 @@ class AgentSession:
 
     # -- other sessions ---------------------------------------------------------------
 
-    async def new(self) -> SessionChange:
-        """Go on in a new, empty session (file-backed when this one is)."""
-        return _change(await (await self._started()).new_session())
+    async def new(self, parent_session: str | os.PathLike[str] | None = None) -> SessionChange:
+        """Go on in a new, empty session (file-backed when this one is);
+        ``parent_session`` (a session file) is recorded in its header."""
+        parent = None if parent_session is None else str(parent_session)
+        return _change(await (await self._started()).new_session(parent))
 
     async def switch(self, session_file: str | os.PathLike[str]) -> SessionChange:
         """Go on in another saved session."""

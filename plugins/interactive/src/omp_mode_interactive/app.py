@@ -1,6 +1,7 @@
 """The interactive application: the session's events drawn as a transcript (finished
 output printed into the terminal's scrollback, the changing tail drawn live), the
-editor, queued messages, dialogs, the spinner and the footer."""
+editor, queued messages, dialogs, the spinner and the footer. It runs on the public
+``omp.AgentSession``, as any client would."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ import shutil
 import sys
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from omp import OmpError, next_thinking_level, python_module_command
+from omp import OmpError, python_module_command
 
 from omp_mode_interactive.attachments import attach, dropped_image
 from omp_mode_interactive.commands import RELOADED_ENV, ModeCommands
@@ -23,13 +24,24 @@ from omp_mode_interactive.keys import REPORT_MODIFIED_KEYS, RESET_MODIFIED_KEYS
 from omp_mode_interactive.scrollback import Scrollback
 from omp_mode_interactive.status import StatusLine
 
+if TYPE_CHECKING:
+    from omp import AgentSession
+
+    from omp_mode_interactive.terminal_ui import TerminalUI
+
 
 class InteractiveApp:
     def __init__(
-        self, session: Any, request: Any, *, theme: Any = None, instant: Any = None
+        self,
+        session: AgentSession,
+        request: Any,
+        *,
+        ui: TerminalUI | None = None,
+        theme: Any = None,
+        instant: Any = None,
     ) -> None:
-        from omp import ToolRendering
-
+        """``ui`` is the terminal UI already in front of ``session``; without one, a new
+        one is put there."""
         from omp_mode_interactive.keys import build_key_bindings, teach_extended_keys
         from omp_mode_interactive.layout import build_application
         from omp_mode_interactive.render.theme import choose_theme
@@ -37,9 +49,13 @@ class InteractiveApp:
 
         self.session = session
         self.request = request
-        self.ui = session.ui
-        if hasattr(self.ui, "app"):
-            self.ui.app = self
+        if ui is None:
+            from omp_mode_interactive.terminal_ui import TerminalUI
+
+            ui = TerminalUI()
+            session.attach_client(ui=ui)
+        self.ui = ui
+        self.ui.app = self
         self.theme = theme if theme is not None else choose_theme(session.settings)
         self.instant = instant
         self.width = shutil.get_terminal_size().columns
@@ -50,17 +66,17 @@ class InteractiveApp:
             session.renderers,
             show_thinking=not session.flags.get("hide-thinking"),
             emit=self.scrollback.write,
-            tools=ToolRendering(session.tools, session.report_plugin_error),
+            tools=session.tool_rendering(),
         )
         self.dialogs = Dialogs(self, session.settings.get("interactive.dialogGuardMs", 400) / 1000)
         self.commands = ModeCommands(self)
         self.files = WorkspaceFiles(session)
         self.editor = Editor(
-            history_path(session.api.agent_dir, session.cwd),
+            history_path(session.agent_dir, str(session.cwd)),
             make_completer(self.commands.all_commands, self.model_choices, self.files),
         )
         self.status = StatusLine(self)
-        self.shortcuts = list(getattr(session, "shortcuts", {}).values())
+        self.shortcuts = session.shortcuts
         self.startup_problems: list[str] = []
         self.queued: tuple[list[str], list[str]] = ([], [])
         self.task: asyncio.Future[Any] | None = None
@@ -84,8 +100,9 @@ class InteractiveApp:
         self.session.subscribe(self.on_event)
         for problem in self.startup_problems:
             self.notify(problem, "warning")
-        if self.session.agent.messages:
-            self.transcript.replay(self.session.agent.messages)
+        messages = self.session.messages
+        if messages:
+            self.transcript.replay(messages)
         self.show_title()
         try:
             with self.scrollback.capturing():
@@ -171,8 +188,8 @@ class InteractiveApp:
         text = self.editor.take()
         if self.commands.handles(text):
             self.spawn(self.commands.run(text))
-        elif self.working and self.session.agent.is_streaming and not text.startswith("/"):
-            self.session.send_user_message(text, "followUp" if follow_up else "steer")
+        elif self.working and self.agent_running and not text.startswith("/"):
+            self.session.queue(text, deliver_as="followUp" if follow_up else "steer")
         elif self.working:
             self.waiting.append(text)
             self.flash("queued until the current command finishes", 3)
@@ -182,7 +199,7 @@ class InteractiveApp:
 
     def paste(self, data: str) -> None:
         """A pasted or dragged image file's path becomes an ``@path`` attachment."""
-        image = dropped_image(data, self.session.cwd)
+        image = dropped_image(data, str(self.session.cwd))
         if image is None:
             self.editor.paste(data)
             return
@@ -197,9 +214,9 @@ class InteractiveApp:
     async def _prompt(self, text: str) -> None:
         images = None
         if not text.startswith(("/", "!", "$")):
-            model = self.session.agent.model
+            model = self.session.model
             accepts = model is not None and "image" in model.input
-            text, found, problems = attach(text, self.session.cwd, accepts)
+            text, found, problems = attach(text, str(self.session.cwd), accepts)
             images = found or None
             for problem in problems:
                 self.notify(problem, "warning")
@@ -224,14 +241,10 @@ class InteractiveApp:
 
     def _restore_unsent(self) -> None:
         """Queued messages a stopped run never delivered go back into the editor."""
-        agent = self.session.agent
-        unsent = [
-            m for m in [*agent.steering, *agent.follow_up] if getattr(m, "role", "") == "user"
-        ]
+        unsent = [m for m in self.session.queued_messages if getattr(m, "role", "") == "user"]
         if not unsent:
             return
-        agent.steering.clear()
-        agent.follow_up.clear()
+        self.session.clear_queue()
         self.queued = ([], [])
         texts = [m.content if isinstance(m.content, str) else "" for m in unsent]
         current = self.editor.text
@@ -241,9 +254,15 @@ class InteractiveApp:
     def abort(self) -> None:
         """Stop the run; pressed before the agent started streaming, it stops the run
         as soon as it starts (the agent makes its abort signal then)."""
-        self._abort_pending = not self.session.agent.is_streaming
+        self._abort_pending = not self.agent_running
         self.session.abort()
         self.flash("aborting…", 2)
+
+    @property
+    def agent_running(self) -> bool:
+        """The agent loop runs (a steer or follow-up reaches it), not only a prompt's
+        input hooks or a slash command."""
+        return not self.session.context.is_idle()
 
     def run_shortcut(self, handler: Any) -> None:
         async def call() -> None:
@@ -257,38 +276,44 @@ class InteractiveApp:
 
     def model_choices(self) -> list[tuple[str, str]]:
         """(key, description) of the models that can be used now, the current first."""
-        usable = self.session.models.usable(self.session.settings.data)
-        current = self.session.agent.model
+        usable = self.session.usable_models()
+        current = self.session.model
         usable.sort(key=lambda m: (current is None or m.key != current.key, m.key))
         return [(m.key, m.name or "") for m in usable]
 
     def cycle_model(self) -> None:
         """The next of ``--models`` (the session's scoped models), else of every
         model that can be used now."""
-        scoped = [m.key for m in getattr(self.session, "scoped_models", None) or []]
+        scoped = [m.key for m in self.session.scoped_models]
         keys = scoped or sorted(key for key, _ in self.model_choices())
-        current = self.session.agent.model
+        current = self.session.model
         if not keys or (len(keys) == 1 and current is not None and keys[0] == current.key):
             self.flash("no other model to cycle to (--models a,b sets the cycle)", 3)
             return
         position = keys.index(current.key) if current and current.key in keys else -1
-        for step in range(1, len(keys) + 1):
-            candidate = keys[(position + step) % len(keys)]
-            if self.session.set_model(candidate, source="cycle"):
-                self.flash(f"model: {candidate}", 3)
-                return
+        self.spawn(
+            self._cycle_model([keys[(position + s) % len(keys)] for s in range(1, len(keys) + 1)])
+        )
+
+    async def _cycle_model(self, candidates: list[str]) -> None:
+        for candidate in candidates:
+            try:
+                await self.session.set_model(candidate, source="cycle")
+            except OmpError:
+                continue
+            self.flash(f"model: {candidate}", 3)
+            return
         self.flash("no other model can be used", 3)
 
     def cycle_thinking(self) -> None:
-        model = self.session.agent.model
+        model = self.session.model
         if model is not None and not model.reasoning:
             self.flash(f"{model.key} does not think; thinking stays off", 3)
             return
-        level = next_thinking_level(model, self.session.agent.thinking_level)
+        level = self.session.cycle_thinking_level()
         if level is None:
             self.flash("no other thinking level to cycle to", 3)
             return
-        self.session.set_thinking_level(level, source="cycle")
         self.flash(f"thinking: {level}", 3)
 
     def toggle_thinking(self) -> None:
@@ -314,7 +339,7 @@ class InteractiveApp:
 
     def session_switched(self, reason: str) -> None:
         self.scrollback.write(self.theme.paint(f"── {reason} session ──", "dim"))
-        self.transcript.replay(self.session.agent.messages)
+        self.transcript.replay(self.session.messages)
         self.show_title()
 
     def notify(self, message: str, level: str = "info") -> None:
@@ -353,7 +378,7 @@ class InteractiveApp:
 
     def show_title(self) -> None:
         name = self.ui.title or self.session.session_view.name
-        title = f"omp: {name}" if name else f"omp: {os.path.basename(self.session.cwd) or '/'}"
+        title = f"omp: {name}" if name else f"omp: {self.session.cwd.name or '/'}"
         if self.application.is_running:
             self.application.output.set_title(title)
         elif sys.stdout.isatty():

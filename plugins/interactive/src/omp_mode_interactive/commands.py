@@ -9,11 +9,14 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from omp import THINKING_LEVELS, thinking_levels
+from omp import THINKING_LEVELS, OmpError, thinking_levels
 
 from omp_mode_interactive.keys import HOTKEYS
+
+if TYPE_CHECKING:
+    from omp import AgentSession, Command, ThinkingLevel
 
 MODE_COMMANDS = {
     "help": "list commands and keys",
@@ -37,23 +40,27 @@ PLUGIN_PICKERS = {"fork"}
 class ModeCommands:
     def __init__(self, app: Any) -> None:
         self.app = app
-        self.session = app.session
+        self.session: AgentSession = app.session
+
+    def _plugin_commands(self) -> dict[str, Command]:
+        """The session's slash commands (every plugin's), by name."""
+        return {command.name: command for command in self.session.commands}
 
     def handles(self, text: str) -> bool:
         if not text.startswith("/"):
             return False
         name, _, args = text[1:].partition(" ")
         if name in PLUGIN_PICKERS:
-            return not args.strip() and name in self.session.commands
-        if name in PICKERS and args.strip() and name in self.session.commands:
+            return not args.strip() and name in self._plugin_commands()
+        if name in PICKERS and args.strip() and name in self._plugin_commands():
             return False
         return name in MODE_COMMANDS
 
     def all_commands(self) -> list[tuple[str, str]]:
         """(name, description) of every slash command, the mode's and the plugins'."""
         found = dict(MODE_COMMANDS)
-        for name, command in self.session.commands.items():
-            found.setdefault(name, command.description)
+        for command in self.session.commands:
+            found.setdefault(command.name, command.description)
         return sorted(found.items())
 
     async def run(self, text: str) -> None:
@@ -63,7 +70,7 @@ class ModeCommands:
     # -- the commands --------------------------------------------------------------
 
     async def _help(self, args: str) -> None:
-        plugin = {n: c for n, c in self.session.commands.items() if n not in MODE_COMMANDS}
+        plugin = {n: c for n, c in self._plugin_commands().items() if n not in MODE_COMMANDS}
         lines = ["commands:"]
         lines += [f"  /{name:<12} {text}" for name, text in MODE_COMMANDS.items() if name != "exit"]
         if plugin:
@@ -88,18 +95,21 @@ class ModeCommands:
             args = await self.app.dialogs.select("Model", choices, guard=False) or ""
             if not args:
                 return
-        if self.session.set_model(args, source="set"):
-            self.app.notify(f"model: {self.session.agent.model.key}")
-        else:
+        try:
+            await self.session.set_model(args)
+        except OmpError:
             self.app.notify(f"cannot use model {args!r} (`omp models` lists them)", "error")
+            return
+        model = self.session.model
+        self.app.notify(f"model: {model.key if model else args}")
 
     async def _thinking(self, args: str) -> None:
-        model = self.session.agent.model
+        model = self.session.model
         if model is not None and not model.reasoning and args != "off":
             self.app.notify(f"{model.key} does not think; thinking stays off", "warning")
             return
         if not args:
-            current = self.session.agent.thinking_level
+            current = self.session.thinking_level
             offered = thinking_levels(model)
             ordered = [current, *(lvl for lvl in offered if lvl != current)]
             args = await self.app.dialogs.select("Thinking level", ordered, guard=False) or ""
@@ -111,21 +121,25 @@ class ModeCommands:
                 "error",
             )
             return
-        self.session.set_thinking_level(args)
+        await self.session.set_thinking_level(cast("ThinkingLevel", args))
         self.app.notify(f"thinking: {args}")
 
     async def _new(self, args: str) -> None:
-        result = await self.session.new_session()
-        if not result.get("cancelled"):
+        change = await self.session.new()
+        if not change.cancelled:
             self.app.notify("new session")
 
     async def _resume(self, args: str) -> None:
         from omp import list_sessions, sessions_dir
 
+        session = self.session
+        if session.agent_dir is None:
+            self.app.notify(f"no other saved sessions for {session.cwd}")
+            return
         directory = sessions_dir(
-            self.session.api.agent_dir, self.session.cwd, self.session.settings.get("sessionDir")
+            session.agent_dir, str(session.cwd), session.settings.get("sessionDir")
         )
-        current = self.session.session_file.path
+        current = session.session_file
         infos = [i for i in list_sessions(directory) if current is None or i.path != current]
         if not infos:
             self.app.notify(f"no other saved sessions for {self.session.cwd}")
@@ -141,15 +155,15 @@ class ModeCommands:
         if not chosen:
             return
         info = infos[[o["label"] for o in options].index(chosen)]
-        if "resume" in self.session.commands:
+        if "resume" in self._plugin_commands():
             await self.session.prompt(f"/resume {info.id}")
         else:
-            await self.session.switch_session(str(info.path))
+            await self.session.switch(info.path)
 
     async def _fork(self, args: str) -> None:
         """Like pi's /fork: a new session from before an earlier prompt (its text put
         back in the editor), or from here with the whole conversation."""
-        entries = self.session.session_file.branch_entries()
+        entries = self.session.session_view.branch_entries()
         prompts = [e for e in entries if _user_text(e) is not None][::-1]
         if not prompts:
             await self.session.prompt("/fork")
@@ -171,13 +185,13 @@ class ModeCommands:
     async def _session(self, args: str) -> None:
         session = self.session
         roles: dict[str, int] = {}
-        for message in session.agent.messages:
+        for message in session.messages:
             roles[message.role] = roles.get(message.role, 0) + 1
         totals = session.usage_totals()
         view = session.session_view
         lines = [
-            f"file: {session.session_file.path or '(in memory)'}",
-            f"id: {session.session_file.session_id}",
+            f"file: {session.session_file or '(in memory)'}",
+            f"id: {session.session_id}",
         ]
         if view.name:
             lines.append(f"name: {view.name}")
@@ -186,20 +200,20 @@ class ModeCommands:
             + (", ".join(f"{count} {role}" for role, count in sorted(roles.items())) or "none")
         )
         lines.append(
-            f"tokens: {totals['input']} in, {totals['output']} out, "
-            f"{totals['cache_read']} cache read, {totals['cache_write']} cache write"
+            f"tokens: {totals.input} in, {totals.output} out, "
+            f"{totals.cache_read} cache read, {totals.cache_write} cache write"
         )
-        cost = f"${totals['cost']:.4f}"
-        if totals["unpriced"]:
-            cost += f" (+{totals['unpriced']} unpriced responses)"
+        cost = f"${totals.cost:.4f}"
+        if totals.unpriced:
+            cost += f" (+{totals.unpriced} unpriced responses)"
         lines.append(f"cost: {cost}")
-        model = session.agent.model
-        lines.append(f"model: {model.key if model else 'none'} ({session.agent.thinking_level})")
+        model = session.model
+        lines.append(f"model: {model.key if model else 'none'} ({session.thinking_level})")
         self.app.notify("\n".join(lines))
 
     async def _copy(self, args: str) -> None:
         last = next(
-            (m for m in reversed(self.session.agent.messages) if m.role == "assistant" and m.text),
+            (m for m in reversed(self.session.messages) if m.role == "assistant" and m.text),
             None,
         )
         if last is None:
@@ -209,7 +223,7 @@ class ModeCommands:
         self.app.notify(f"copied the last answer ({len(last.text)} characters, {how})")
 
     async def _reload(self, args: str) -> None:
-        path = self.session.session_file.path
+        path = self.session.session_file
         if path is None:
             self.app.notify("/reload needs a saved session (this one is in memory)", "error")
             return

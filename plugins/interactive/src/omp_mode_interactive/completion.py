@@ -8,7 +8,10 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import AsyncGenerator, Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from omp import AgentSession
 
 FILE_LIMIT = 20_000
 FILE_TTL = 10.0
@@ -69,10 +72,10 @@ def _fuzzy_index(paths: list[str]) -> Any:
 
 
 class WorkspaceFiles:
-    """The workspace's paths from ``session.search("find")``, cached for a few seconds,
-    and ranked for @file completion."""
+    """The workspace's paths from the session's find search (``ctx.search``), cached for
+    a few seconds, and ranked for @file completion."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: AgentSession) -> None:
         self._session = session
         self._paths: list[str] = []
         self._at = 0.0
@@ -95,7 +98,7 @@ class WorkspaceFiles:
         if self._paths and time.monotonic() - self._at < FILE_TTL:
             return self._paths
         try:
-            answer = await self._session.search("find", {"pattern": "**", "limit": FILE_LIMIT})
+            answer = await self._session.context.search("find", pattern="**", limit=FILE_LIMIT)
         except Exception:  # no search backend: no file completion, typing goes on
             return self._paths
         paths = answer.get("paths") if isinstance(answer, dict) else getattr(answer, "paths", [])

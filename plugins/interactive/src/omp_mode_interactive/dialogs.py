@@ -102,7 +102,7 @@ class Dialogs:
         return await self._open(dialog)
 
     async def _open(self, dialog: Dialog) -> Any:
-        dialog.guard = dialog.guard and bool(self.app.session.agent.is_streaming)
+        dialog.guard = dialog.guard and self.app.agent_running
         dialog.future = asyncio.get_running_loop().create_future()
         self.queue.append(dialog)
         self._show()

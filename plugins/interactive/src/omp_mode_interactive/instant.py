@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import shutil
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omp_mode_interactive.keys import REPORT_MODIFIED_KEYS, RESET_MODIFIED_KEYS
 
@@ -15,6 +15,9 @@ try:
     import termios
 except ImportError:  # not a POSIX terminal: the frame is drawn, echo stays as it is
     termios = None  # type: ignore[assignment]
+
+if TYPE_CHECKING:
+    from omp import UI, AgentSession
 
 RULE_SGR = "38;5;59"
 PROMPT_SGR = "1;38;5;75"
@@ -30,7 +33,7 @@ class InstantPrompt:
         self.drawn = False
         self._keys_reported = False
 
-    def draw(self, session: Any, theme: Any) -> None:
+    def draw(self, session: AgentSession, ui: UI, theme: Any) -> None:
         self._quiet_terminal()
         from omp_mode_interactive.render.footer import render_footer
         from omp_mode_interactive.status import footer_info
@@ -41,7 +44,7 @@ class InstantPrompt:
         if theme.colored:
             rule = f"\x1b[{RULE_SGR}m{rule}\x1b[0m"
             prompt = f"\x1b[{PROMPT_SGR}m>\x1b[0m"
-        footer = render_footer(footer_info(session, session.ui), width, theme)
+        footer = render_footer(footer_info(session, ui), width, theme)
         lines = [rule, prompt + " ", rule, *footer.split("\n")]
         self._below = len(lines) - 2
         paste = "\x1b[?2004h"  # a paste arrives bracketed, as the editor expects it

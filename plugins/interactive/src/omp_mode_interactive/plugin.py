@@ -18,7 +18,7 @@ def omp_register_modes(api):
             "The terminal UI: an editor, the streamed transcript, dialogs and a footer",
             run=_run,
             has_ui=True,
-            make_ui=_make_ui,
+            public_session=True,
         )
     ]
 
@@ -49,13 +49,7 @@ def omp_tool_approval_resolved(event, ctx):
         ended(event.tool_call_id)
 
 
-def _make_ui(session: Any) -> Any:
-    from omp_mode_interactive.terminal_ui import TerminalUI
-
-    return TerminalUI()
-
-
-async def _run(session: Any, request: Any) -> int:
+async def _run(session: omp.AgentSession, request: Any) -> int:
     from omp_mode_interactive.mode import run_interactive
 
     return await run_interactive(session, request)

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from omp import UI, AgentSession
 
 FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 TICK = 0.1
@@ -71,32 +74,32 @@ class StatusLine:
 
     def _plain(self, width: int) -> str:
         session = self.app.session
-        model = session.agent.model
-        text = f"{model.key if model else 'no model'} · {session.agent.thinking_level}"
+        model = session.model
+        text = f"{model.key if model else 'no model'} · {session.thinking_level}"
         return self.app.theme.paint(text[:width], "footer")
 
 
-def footer_info(session: Any, ui: Any, *, working: bool = False) -> Any:
+def footer_info(session: AgentSession, ui: UI, *, working: bool = False) -> Any:
     """What the footer shows of ``session`` (the working message goes to the spinner
     while the agent works)."""
     from omp_mode_interactive.render.footer import FooterInfo
 
-    model = session.agent.model
+    model = session.model
     usage = session.context_usage() or {}
     totals = session.usage_totals()
     return FooterInfo(
         model=model.key if model else "no model",
-        thinking_level=session.agent.thinking_level,
+        thinking_level=session.thinking_level,
         context_percent=usage.get("percent"),
         context_window=model.context_window if model else None,
-        tokens_in=totals["input"],
-        tokens_out=totals["output"],
-        cost=totals["cost"],
-        cost_unknown=bool(totals["unpriced"]),
+        tokens_in=totals.input,
+        tokens_out=totals.output,
+        cost=totals.cost,
+        cost_unknown=bool(totals.unpriced),
         statuses=dict(ui.statuses),
         working_message=None if working else ui.working_message,
         session_name=session.session_view.name,
-        cwd=session.cwd,
+        cwd=str(session.cwd),
     )
 
 

@@ -1,6 +1,6 @@
 """``bash`` and ``abort_bash`` (§2.3): one user command at a time or several, each in
 the background so ``abort_bash`` (or any command) can overtake it; the command runs as
-a ``!cmd`` typed at the prompt does (``omp.run_user_shell``: the user shell plugin runs
+a ``!cmd`` typed at the prompt does (``AgentSession.run_user_shell``: the user shell plugin runs
 it, the kernel adds its ``bashExecution`` message), and the response is omp's
 BashResult."""
 
@@ -8,16 +8,22 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omp import AbortSignal, OmpError
 
 from omp_mode_rpc.state import one_line
 
+if TYPE_CHECKING:
+    from omp import AgentSession
+
 
 class UserBash:
     def __init__(
-        self, session: Any, respond: Callable[..., None], settled: Callable[[Any], None]
+        self,
+        session: AgentSession,
+        respond: Callable[..., None],
+        settled: Callable[[Any], None],
     ) -> None:
         self.session = session
         self.respond = respond
@@ -38,10 +44,8 @@ class UserBash:
             signal.abort("aborted")
 
     async def _run(self, request_id: Any, command: str, signal: AbortSignal) -> None:
-        from omp import run_user_shell
-
         try:
-            run = await run_user_shell(self.session, "bash", command, False, signal)
+            run = await self.session.run_user_shell("bash", command, signal=signal)
         except (OSError, OmpError) as exc:
             self.respond(request_id, "bash", error=one_line(exc))
             return
@@ -58,6 +62,6 @@ class UserBash:
             "totalBytes": run.total_bytes,
             "outputLines": len(output.splitlines()),
             "outputBytes": len(output.encode("utf-8")),
-            "workingDir": self.session.cwd,
+            "workingDir": str(self.session.cwd),
         }
         self.respond(request_id, "bash", {k: v for k, v in result.items() if v is not None})

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from omp import OmpError
 
@@ -15,11 +15,16 @@ from omp_mode_rpc.slash import available_commands
 from omp_mode_rpc.state import NO_DATA, RpcError
 from omp_mode_rpc.tuning import TUNING
 
+if TYPE_CHECKING:
+    from omp import SessionChange
+
+    from omp_mode_rpc.server import RpcServer
+
 BUSY_PROMPT = (
     "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') "
     "to queue the message."
 )
-Handler = Callable[[Any, dict[str, Any]], Awaitable[Any]]
+Handler = Callable[["RpcServer", dict[str, Any]], Awaitable[Any]]
 
 
 def _text(frame: dict[str, Any], key: str = "message") -> str:
@@ -51,7 +56,7 @@ def _images(frame: dict[str, Any]) -> list[dict[str, Any]] | None:
 # -- prompting ------------------------------------------------------------------------
 
 
-async def prompt(server: Any, frame: dict[str, Any]) -> Any:
+async def prompt(server: RpcServer, frame: dict[str, Any]) -> Any:
     message, images = _text(frame), _images(frame)
     behaviour = frame.get("streamingBehavior")
     if server.is_busy():
@@ -63,15 +68,17 @@ async def prompt(server: Any, frame: dict[str, Any]) -> Any:
     return NO_DATA
 
 
-async def steer(server: Any, frame: dict[str, Any]) -> Any:
+async def steer(server: RpcServer, frame: dict[str, Any]) -> Any:
     return await _queued(server, frame, "steer")
 
 
-async def follow_up(server: Any, frame: dict[str, Any]) -> Any:
+async def follow_up(server: RpcServer, frame: dict[str, Any]) -> Any:
     return await _queued(server, frame, "followUp")
 
 
-async def _queued(server: Any, frame: dict[str, Any], behaviour: str) -> Any:
+async def _queued(
+    server: RpcServer, frame: dict[str, Any], behaviour: Literal["steer", "followUp"]
+) -> Any:
     message, images = _text(frame), _images(frame)
     if server.is_busy():
         server.queue_message(message, images, behaviour)
@@ -80,66 +87,66 @@ async def _queued(server: Any, frame: dict[str, Any], behaviour: str) -> Any:
     return NO_DATA
 
 
-async def abort(server: Any, frame: dict[str, Any]) -> Any:
+async def abort(server: RpcServer, frame: dict[str, Any]) -> Any:
     """Answered once the session is idle, so a prompt sent next is not refused as busy."""
     await server.abort_and_wait()
     return NO_DATA
 
 
-async def abort_and_prompt(server: Any, frame: dict[str, Any]) -> Any:
+async def abort_and_prompt(server: RpcServer, frame: dict[str, Any]) -> Any:
     message, images = _text(frame), _images(frame)
     await server.abort_and_wait()
     server.start_prompt(frame.get("id"), "abort_and_prompt", message, images)
     return NO_DATA
 
 
-def _changed(server: Any, data: dict[str, Any]) -> dict[str, Any]:
+def _changed(server: RpcServer, data: dict[str, Any]) -> dict[str, Any]:
     """As omp: a session change that went ahead announces the commands again."""
     if not data["cancelled"]:
         server.announce_commands()
     return data
 
 
-async def new_session(server: Any, frame: dict[str, Any]) -> Any:
+async def new_session(server: RpcServer, frame: dict[str, Any]) -> Any:
     await server.abort_and_wait()
-    result = await server.session.new_session(frame.get("parentSession"))
-    return _changed(server, {"cancelled": bool(result.get("cancelled"))})
+    change: SessionChange = await server.session.new(frame.get("parentSession"))
+    return _changed(server, {"cancelled": change.cancelled})
 
 
-async def switch_session(server: Any, frame: dict[str, Any]) -> Any:
+async def switch_session(server: RpcServer, frame: dict[str, Any]) -> Any:
     path = _text(frame, "sessionPath")
     await server.abort_and_wait()
-    result = await server.session.switch_session(path)
-    return _changed(server, {"cancelled": bool(result.get("cancelled"))})
+    change = await server.session.switch(path)
+    return _changed(server, {"cancelled": change.cancelled})
 
 
-async def branch(server: Any, frame: dict[str, Any]) -> Any:
+async def branch(server: RpcServer, frame: dict[str, Any]) -> Any:
     """omp's branch: a new session holding the path before a user message, whose text
     comes back for the client's editor."""
     entry_id = _text(frame, "entryId")
-    entry = server.session.session_file.get_entry(entry_id)
+    entry = server.session.session_view.get_entry(entry_id)
     message = entry.get("message") if entry and entry.get("type") == "message" else None
     if not isinstance(message, dict) or message.get("role") != "user":
         raise OmpError(f"Invalid entry ID for branching: {entry_id}")
     await server.abort_and_wait()
-    result = await server.session.fork(entry_id, "before")
-    text = result.get("editor_text") or state._text(message.get("content"))
-    return _changed(server, {"text": text, "cancelled": bool(result.get("cancelled"))})
+    change = await server.session.fork(entry_id, "before")
+    text = change.editor_text or state._text(message.get("content"))
+    return _changed(server, {"text": text, "cancelled": change.cancelled})
 
 
-async def get_state(server: Any, frame: dict[str, Any]) -> Any:
+async def get_state(server: RpcServer, frame: dict[str, Any]) -> Any:
     return state.get_state(server.session, server.compacting, server.tokens_per_second())
 
 
 # -- bash -----------------------------------------------------------------------------
 
 
-async def bash(server: Any, frame: dict[str, Any]) -> Any:
+async def bash(server: RpcServer, frame: dict[str, Any]) -> Any:
     server.bash.start(frame.get("id"), _text(frame, "command"))
     return server.DEFERRED
 
 
-async def abort_bash(server: Any, frame: dict[str, Any]) -> Any:
+async def abort_bash(server: RpcServer, frame: dict[str, Any]) -> Any:
     server.bash.abort()
     return NO_DATA
 
@@ -147,64 +154,59 @@ async def abort_bash(server: Any, frame: dict[str, Any]) -> Any:
 # -- session --------------------------------------------------------------------------
 
 
-async def get_session_stats(server: Any, frame: dict[str, Any]) -> Any:
+async def get_session_stats(server: RpcServer, frame: dict[str, Any]) -> Any:
     return state.session_stats(server.session)
 
 
-async def export_html(server: Any, frame: dict[str, Any]) -> Any:
+async def export_html(server: RpcServer, frame: dict[str, Any]) -> Any:
     """Through the ``/export`` command (the sessions-command plugin), when installed."""
     session = server.session
-    command = session.commands.get("export")
-    if command is None:
+    if not any(command.name == "export" for command in session.commands):
         raise OmpError(
             "export_html is not available: no installed plugin provides /export "
             "(install omp-sessions-command)"
         )
-    if session.session_file.path is None or not Path(session.session_file.path).exists():
+    if session.session_file is None or not session.session_file.exists():
         raise OmpError("nothing to export: this session is not saved to a file")
-    given = frame.get("outputPath") or f"{session.session_file.session_id[:8]}.html"
-    target = Path(session.cwd) / Path(str(given)).expanduser()
-    from omp import CommandContext
-
+    given = frame.get("outputPath") or f"{session.session_id[:8]}.html"
+    target = session.cwd / Path(str(given)).expanduser()
     # The client names the file and asks again as the session grows: omp overwrites it.
-    outcome = command.handler(f"{target} --force", CommandContext(session))
-    if hasattr(outcome, "__await__"):
-        await outcome
+    await session.run_command("export", f"{target} --force")
     return {"path": str(target)}
 
 
-async def get_branch_messages(server: Any, frame: dict[str, Any]) -> Any:
+async def get_branch_messages(server: RpcServer, frame: dict[str, Any]) -> Any:
     return {"messages": state.branch_messages(server.session)}
 
 
-async def get_last_assistant_text(server: Any, frame: dict[str, Any]) -> Any:
+async def get_last_assistant_text(server: RpcServer, frame: dict[str, Any]) -> Any:
     return {"text": state.last_assistant_text(server.session)}
 
 
-async def set_session_name(server: Any, frame: dict[str, Any]) -> Any:
+async def set_session_name(server: RpcServer, frame: dict[str, Any]) -> Any:
     name = frame.get("name")
     if not isinstance(name, str) or not name.strip():
         raise OmpError("Session name cannot be empty")
-    server.session.api.set_session_name(name)
+    server.session.context.api.set_session_name(name)
     return NO_DATA
 
 
-async def get_messages(server: Any, frame: dict[str, Any]) -> Any:
+async def get_messages(server: RpcServer, frame: dict[str, Any]) -> Any:
     from omp import to_wire
 
-    return {"messages": [to_wire(m) for m in server.session.agent.messages]}
+    return {"messages": [to_wire(m) for m in server.session.messages]}
 
 
-async def get_messages_page(server: Any, frame: dict[str, Any]) -> Any:
+async def get_messages_page(server: RpcServer, frame: dict[str, Any]) -> Any:
     busy = server.is_busy() or server.compacting
     return state.messages_page(server.session, busy, frame.get("cursor"), frame.get("limit"))
 
 
-async def get_available_commands(server: Any, frame: dict[str, Any]) -> Any:
+async def get_available_commands(server: RpcServer, frame: dict[str, Any]) -> Any:
     return {"commands": available_commands(server.session)}
 
 
-async def list_sessions(server: Any, frame: dict[str, Any]) -> Any:
+async def list_sessions(server: RpcServer, frame: dict[str, Any]) -> Any:
     """Not in omp's protocol: the sessions ``/resume`` lists (this directory's, newest
     first; every project's with ``all``), ``search`` words matching id, title or cwd."""
     from omp import list_all_sessions, list_sessions, sessions_dir
@@ -213,13 +215,15 @@ async def list_sessions(server: Any, frame: dict[str, Any]) -> Any:
     if search is not None and not isinstance(search, str):
         raise OmpError("search must be a string")
     session = server.session
-    agent_dir = Path(session.api.agent_dir)
+    agent_dir = session.agent_dir
+    if agent_dir is None:
+        raise OmpError("list_sessions is not available: the session has no agent directory")
     if frame.get("all"):
         infos = list_all_sessions(agent_dir / "sessions", search)
     else:
-        path = session.session_file.path
+        path = session.session_file
         directory = (
-            Path(path).parent
+            path.parent
             if path
             else sessions_dir(agent_dir, str(session.cwd), session.settings.get("sessionDir"))
         )
@@ -227,10 +231,10 @@ async def list_sessions(server: Any, frame: dict[str, Any]) -> Any:
     return {"sessions": [info.to_json() for info in infos]}
 
 
-async def set_todos(server: Any, frame: dict[str, Any]) -> Any:
+async def set_todos(server: RpcServer, frame: dict[str, Any]) -> Any:
     """The todo plugin keeps the list (in the session file) and answers on the event bus."""
     request: dict[str, Any] = {"set": frame.get("phases")}
-    server.session.api.events.emit("todos.set", request)
+    server.session.context.api.events.emit("todos.set", request)
     if "error" in request:
         raise RpcError(f"invalid phases: {request['error']}")
     if "phases" not in request:  # nobody answered
@@ -241,11 +245,11 @@ async def set_todos(server: Any, frame: dict[str, Any]) -> Any:
     return {"todoPhases": request["phases"]}
 
 
-async def set_host_tools(server: Any, frame: dict[str, Any]) -> Any:
+async def set_host_tools(server: RpcServer, frame: dict[str, Any]) -> Any:
     return {"toolNames": server.host_tools.set_tools(frame.get("tools"))}
 
 
-async def negotiate_protocol(server: Any, frame: dict[str, Any]) -> Any:
+async def negotiate_protocol(server: RpcServer, frame: dict[str, Any]) -> Any:
     version = frame.get("protocolVersion")
     if version != 2:
         raise OmpError(f"Unsupported RPC protocol version: {version}")
@@ -254,7 +258,7 @@ async def negotiate_protocol(server: Any, frame: dict[str, Any]) -> Any:
 
 
 def _missing(feature: str) -> Handler:
-    async def handler(server: Any, frame: dict[str, Any]) -> Any:
+    async def handler(server: RpcServer, frame: dict[str, Any]) -> Any:
         raise RpcError(f"{frame['type']} is not supported: {feature}", "unsupported")
 
     return handler

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from omp import OmpError, Tool
 from pydantic import BaseModel, ConfigDict
 
 from omp_mode_rpc.ui import snowflake
+
+if TYPE_CHECKING:
+    from omp import OmpAPI
 
 Send = Callable[[dict[str, Any]], None]
 
@@ -100,7 +103,7 @@ class HostTool(Tool):
 
 
 class HostTools:
-    def __init__(self, api: Any, send: Send) -> None:
+    def __init__(self, api: OmpAPI, send: Send) -> None:
         self._api = api
         self._send = send
         self._names: list[str] = []

@@ -4,10 +4,15 @@ stdin/stdout, so a client written for the TypeScript omp drives this one unchang
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import omp
 from omp import RunMode
+
+if TYPE_CHECKING:
+    from omp import AgentSession
+
+    from omp_mode_rpc.ui import RpcUI
 
 
 @omp.hookimpl
@@ -20,6 +25,7 @@ def omp_register_modes(api: Any) -> list[RunMode]:
             make_ui=_make_ui,
             reads_stdin=True,
             takes_prompts=False,
+            public_session=True,
         ),
         RunMode(
             "rpc-ui",
@@ -29,17 +35,19 @@ def omp_register_modes(api: Any) -> list[RunMode]:
             make_ui=_make_ui,
             reads_stdin=True,
             takes_prompts=False,
+            public_session=True,
         ),
     ]
 
 
-def _make_ui(session: Any) -> Any:
+def _make_ui(session: object) -> RpcUI:
+    """The mode's UI; it needs nothing of the session (the server attaches its writer)."""
     from omp_mode_rpc.ui import RpcUI
 
     return RpcUI()
 
 
-async def _run(session: Any, request: Any) -> int:
+async def _run(session: AgentSession, request: object) -> int:
     """``ready`` goes out first, before the server's own modules load: a client may
     send its commands meanwhile (they wait on stdin)."""
     from omp_mode_rpc.frames import frame_channel, ready_frame

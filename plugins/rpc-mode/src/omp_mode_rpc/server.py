@@ -15,9 +15,9 @@ import asyncio
 import json
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from omp import ImageContent, TextContent, UserMessage, json_type_name
+from omp import ImageContent, json_type_name
 
 from omp_mode_rpc.bash import UserBash
 from omp_mode_rpc.commands import COMMANDS, NO_DATA
@@ -28,10 +28,13 @@ from omp_mode_rpc.slash import available_commands
 from omp_mode_rpc.state import RpcError, one_line
 from omp_mode_rpc.ui import RpcUI
 
+if TYPE_CHECKING:
+    from omp import AgentSession, AssistantMessage, Event
+
 CONTROL = ("extension_ui_response", "host_tool_update", "host_tool_result", "host_uri_result")
 
 
-async def serve(session: Any, request: Any, writer: FrameWriter | None = None) -> int:
+async def serve(session: AgentSession, request: object, writer: FrameWriter | None = None) -> int:
     """Run the protocol on this process's stdin/stdout. Whatever else writes to
     stdout (plugins, libraries, child processes) goes to stderr meanwhile. ``writer``:
     the frame channel when the caller opened it (and sent ``ready``) already."""
@@ -45,18 +48,20 @@ class RpcServer:
     DEFERRED = object()
     """A handler's data when it answers later itself (``bash``)."""
 
-    def __init__(self, session: Any, writer: FrameWriter, ready_sent: bool = False) -> None:
+    def __init__(
+        self, session: AgentSession, writer: FrameWriter, ready_sent: bool = False
+    ) -> None:
         self.session = session
         self.writer = writer
-        writer.redact = session.secrets.redact_bytes  # what the user typed, say
+        writer.redact = session.redact_bytes  # what the user typed, say
         self._ready_sent = ready_sent
         self.compacting = False
         self.retrying = False
-        self.host_tools = HostTools(session.api, self.send)
+        self.host_tools = HostTools(session.context.api, self.send)
         self._agent_starts = 0
         self._aborts = 0
         """Bumped by every abort: a prompt accepted before one never runs its turn."""
-        self._last_reply: tuple[Any, float] | None = None
+        self._last_reply: tuple[AssistantMessage, float] | None = None
         """The last assistant message and its output tokens per second (omp's
         tokensPerSecond; messages here carry no duration, so it is timed here)."""
         self._shutting_down = False
@@ -95,7 +100,13 @@ class RpcServer:
                 frame["code"] = code
         self.send(frame)
 
-    def _on_event(self, event: Any) -> None:
+    @property
+    def ui(self) -> RpcUI | None:
+        """The session's UI when it is this mode's own (the client's dialogs)."""
+        ui = self.session.context.ui
+        return ui if isinstance(ui, RpcUI) else None
+
+    def _on_event(self, event: Event) -> None:
         if event.type == "message_update":
             line = message_update_line(event)
             if line is not None:
@@ -108,11 +119,11 @@ class RpcServer:
         if kind == "agent_start":
             self._agent_starts += 1
             if self._running_prompt is not None and self._running_prompt != self._aborts:
-                self.session.agent.abort()  # aborted while its input hooks ran
+                self.session.abort()  # aborted while its input hooks ran
         elif kind == "agent_end":
             frame.setdefault("isTerminal", True)
         elif kind == "message_end" and frame.get("message", {}).get("role") == "assistant":
-            self._time_reply(event.message)
+            self._time_reply(getattr(event, "message", None))
         elif kind == "auto_retry_start":
             self.retrying = True
         elif kind == "auto_retry_end":
@@ -130,7 +141,7 @@ class RpcServer:
 
     def tokens_per_second(self) -> float | None:
         """The rate of the conversation's last reply, when it was timed."""
-        messages = reversed(self.session.agent.messages)
+        messages = reversed(self.session.messages)
         last = next((m for m in messages if getattr(m, "role", "") == "assistant"), None)
         if last is None or self._last_reply is None or self._last_reply[0] is not last:
             return None
@@ -148,8 +159,8 @@ class RpcServer:
         if not self._ready_sent:
             self.send(ready_frame())
         self.session.subscribe(self._on_event)
-        if isinstance(self.session.ui, RpcUI):
-            self.session.ui.attach(self.send)
+        if self.ui is not None:
+            self.ui.attach(self.send)
         await self.session.start()
         self.announce_commands()
         self._start_reader(asyncio.get_running_loop())
@@ -158,7 +169,7 @@ class RpcServer:
             while (line := await self._lines.get()) is not None:
                 self._receive(line)
         except asyncio.CancelledError:  # a signal: stop what runs, keep the session
-            self.session.agent.abort()
+            self.session.abort()
             self._reject_pending()
             worker.cancel()
             raise
@@ -171,8 +182,8 @@ class RpcServer:
         return 0
 
     def _reject_pending(self) -> None:
-        if isinstance(self.session.ui, RpcUI):
-            self.session.ui.reject_all()
+        if self.ui is not None:
+            self.ui.reject_all()
         self.host_tools.reject_all()
 
     def _start_reader(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -212,8 +223,8 @@ class RpcServer:
 
     def _control(self, kind: str, frame: dict[str, Any]) -> None:
         if kind == "extension_ui_response":
-            if isinstance(self.session.ui, RpcUI):
-                self.session.ui.resolve(frame)
+            if self.ui is not None:
+                self.ui.resolve(frame)
         elif kind == "host_tool_update":
             self.host_tools.update(frame)
         elif kind == "host_tool_result":
@@ -252,7 +263,7 @@ class RpcServer:
     # -- prompts ----------------------------------------------------------------------
 
     def is_busy(self) -> bool:
-        return self.session.agent.is_streaming or any(not t.done() for t in self._prompts)
+        return self.session.is_streaming or any(not t.done() for t in self._prompts)
 
     def start_prompt(self, request_id: Any, command: str, message: str, images: Any) -> None:
         accepted = self._aborts
@@ -273,7 +284,8 @@ class RpcServer:
         if ran:
             self._running_prompt = accepted
             try:
-                await self.session.prompt(message, images or None, source="rpc")
+                attached = [ImageContent.model_validate(i) for i in images or ()]
+                await self.session.prompt(message, attached or None, source="rpc")
             except Exception as exc:
                 error = one_line(exc)
             finally:
@@ -282,7 +294,7 @@ class RpcServer:
             # A command may have handed the agent a turn that starts after it returned.
             await self.session.wait_for_idle()
             if ran and self._agent_starts == before:
-                error = self.session.abort_message  # a failed slash command says why
+                error = self.session.abort_reason  # a failed slash command says why
         invoked = self._agent_starts != before
         if error or (not invoked and command in ("prompt", "abort_and_prompt")):
             frame: dict[str, Any] = {"type": "prompt_result", "agentInvoked": invoked}
@@ -290,20 +302,18 @@ class RpcServer:
                 frame["error"] = error
             self.send({"id": request_id, **frame} if request_id is not None else frame)
 
-    def queue_message(self, message: str, images: Any, behaviour: str) -> None:
-        content: Any = message
-        if images:
-            content = [TextContent(text=message), *(ImageContent.model_validate(i) for i in images)]
-        queued = UserMessage(content=content)
-        agent = self.session.agent
-        (agent.steer if behaviour == "steer" else agent.queue_follow_up)(queued)
+    def queue_message(
+        self, message: str, images: Any, behaviour: Literal["steer", "followUp"]
+    ) -> None:
+        attached = [ImageContent.model_validate(i) for i in images or ()]
+        self.session.queue(message, attached or None, deliver_as=behaviour)
 
     async def abort_and_wait(self) -> None:
         """Stop the running prompt (and any accepted one not yet begun) and wait until
         the session is idle, as omp's ``session.abort()`` does."""
         self._aborts += 1
         if self.is_busy():
-            self.session.agent.abort()
+            self.session.abort()
         while pending := [t for t in self._prompts if not t.done()]:
             await asyncio.gather(*pending, return_exceptions=True)
-        await self.session.agent.wait_for_idle()
+        await self.session.wait_for_idle()

@@ -3,19 +3,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from omp import AgentSession, Command
 
 
-def command_source(command: Any) -> str:
+def command_source(command: Command) -> str:
     """omp's command ``source``: what the command says (``omp.Command.source``)."""
     return getattr(command, "source", None) or "extension"
 
 
-def available_commands(session: Any) -> list[dict[str, Any]]:
+def available_commands(session: AgentSession) -> list[dict[str, Any]]:
     """``{name, description?, input?: {hint}, source}`` for each command, by name."""
     out = []
-    for name, command in sorted(session.commands.items()):
-        entry: dict[str, Any] = {"name": name}
+    for command in session.commands:
+        entry: dict[str, Any] = {"name": command.name}
         description = getattr(command, "description", "")
         if description:
             entry["description"] = description

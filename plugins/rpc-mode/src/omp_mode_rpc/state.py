@@ -7,9 +7,12 @@ import base64
 import binascii
 import json
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from omp import OmpError, content_text, to_wire
+from omp import AssistantMessage, OmpError, content_text, to_wire
+
+if TYPE_CHECKING:
+    from omp import AgentMessage, AgentSession, Model
 
 NO_DATA = object()
 """A response's ``data`` left out (``None`` is sent as ``null``)."""
@@ -42,8 +45,8 @@ def one_line(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
-def model_dict(model: Any) -> dict[str, Any] | None:
-    """An ``omp.agent.providers.Model`` as omp's ``Model`` record (camelCase)."""
+def model_dict(model: Model | None) -> dict[str, Any] | None:
+    """An ``omp.Model`` as omp's ``Model`` record (camelCase)."""
     if model is None:
         return None
     raw = asdict(model)
@@ -64,7 +67,7 @@ def model_dict(model: Any) -> dict[str, Any] | None:
     return out
 
 
-def context_usage(session: Any) -> dict[str, Any] | None:
+def context_usage(session: AgentSession) -> dict[str, Any] | None:
     usage = session.context_usage()
     if usage is None:
         return None
@@ -75,46 +78,51 @@ def context_usage(session: Any) -> dict[str, Any] | None:
     }
 
 
-def todo_phases(session: Any) -> list[dict[str, Any]]:
+def todo_phases(session: AgentSession) -> list[dict[str, Any]]:
     """The branch's todo list as omp's phases, from the todo plugin on the event bus
     ([] without it)."""
     request: dict[str, Any] = {}
-    session.api.events.emit("todos.get", request)
+    session.context.api.events.emit("todos.get", request)
     phases = request.get("phases")
     return phases if isinstance(phases, list) else []
 
 
 def get_state(
-    session: Any, compacting: bool, tokens_per_second: float | None = None
+    session: AgentSession, compacting: bool, tokens_per_second: float | None = None
 ) -> dict[str, Any]:
-    agent, file = session.agent, session.session_file
+    path = session.session_file
     state: dict[str, Any] = {
-        "model": model_dict(agent.model),
-        "thinkingLevel": agent.thinking_level,
-        "isStreaming": agent.is_streaming,
+        "model": model_dict(session.model),
+        "thinkingLevel": session.thinking_level,
+        "isStreaming": session.is_streaming,
         "isCompacting": compacting,
-        "steeringMode": agent.settings.steering_mode,
-        "followUpMode": agent.settings.follow_up_mode,
-        "interruptMode": agent.settings.interrupt_mode,
-        "sessionFile": str(file.path) if file.path else None,
-        "sessionId": file.session_id,
-        "sessionName": file.name,
-        "autoCompactionEnabled": session.settings.get("compaction.enabled", True) is not False,
+        "steeringMode": session.steering_mode,
+        "followUpMode": session.follow_up_mode,
+        "interruptMode": session.interrupt_mode,
+        "sessionFile": str(path) if path else None,
+        "sessionId": session.session_id,
+        "sessionName": session.session_view.name,
+        "autoCompactionEnabled": session.auto_compaction_enabled,
         "fastModeEnabled": False,
         "fastModeActive": False,
         "tokensPerSecond": tokens_per_second,
-        "messageCount": len(agent.messages),
-        "queuedMessageCount": len(agent.steering) + len(agent.follow_up),
+        "messageCount": len(session.messages),
+        "queuedMessageCount": len(session.queued_messages),
         "todoPhases": todo_phases(session),
-        "systemPrompt": list(session.effective_system_prompt or session.system_prompt_sections),
-        "dumpTools": [tool.spec() for tool in agent.tools.active()],
+        "systemPrompt": session.context.get_system_prompt(),
+        "dumpTools": _active_tool_specs(session),
         "contextUsage": context_usage(session),
     }
     return {k: v for k, v in state.items() if v is not None or k == "tokensPerSecond"}
 
 
-def session_stats(session: Any) -> dict[str, Any]:
-    messages = session.agent.messages
+def _active_tool_specs(session: AgentSession) -> list[dict[str, Any]]:
+    tools = (session.tool(name) for name in session.context.api.get_active_tools())
+    return [tool.spec() for tool in tools if tool is not None]
+
+
+def session_stats(session: AgentSession) -> dict[str, Any]:
+    messages = session.messages
     roles = [getattr(m, "role", "") for m in messages]
     totals = session.usage_totals()
     reasoning = sum(
@@ -123,35 +131,33 @@ def session_stats(session: Any) -> dict[str, Any]:
         if getattr(m, "role", "") == "assistant"
     )
     tokens = {
-        "input": totals["input"],
-        "output": totals["output"],
+        "input": totals.input,
+        "output": totals.output,
         "reasoning": reasoning,
-        "cacheRead": totals["cache_read"],
-        "cacheWrite": totals["cache_write"],
+        "cacheRead": totals.cache_read,
+        "cacheWrite": totals.cache_write,
     }
     tokens["total"] = sum(v for k, v in tokens.items() if k != "reasoning")
     stats: dict[str, Any] = {
-        "sessionFile": str(session.session_file.path) if session.session_file.path else None,
-        "sessionId": session.session_file.session_id,
+        "sessionFile": str(session.session_file) if session.session_file else None,
+        "sessionId": session.session_id,
         "userMessages": roles.count("user"),
         "assistantMessages": roles.count("assistant"),
-        "toolCalls": sum(
-            len(m.tool_calls) for m in messages if getattr(m, "role", "") == "assistant"
-        ),
+        "toolCalls": sum(len(m.tool_calls) for m in messages if isinstance(m, AssistantMessage)),
         "toolResults": roles.count("toolResult"),
         "totalMessages": len(messages),
         "tokens": tokens,
         "premiumRequests": 0,
-        "cost": totals["cost"],
+        "cost": totals.cost,
         "contextUsage": context_usage(session),
     }
     return {k: v for k, v in stats.items() if v is not None}
 
 
-def branch_messages(session: Any) -> list[dict[str, Any]]:
+def branch_messages(session: AgentSession) -> list[dict[str, Any]]:
     """The user messages of the current branch, for ``branch`` (oldest first)."""
     out = []
-    for entry in session.session_file.branch_entries():
+    for entry in session.session_view.branch_entries():
         message = entry.get("message") if entry.get("type") == "message" else None
         if isinstance(message, dict) and message.get("role") == "user":
             out.append({"entryId": entry["id"], "text": _text(message.get("content"))})
@@ -164,9 +170,9 @@ def _text(content: Any) -> str:
     return content_text(content) if isinstance(content, str) else ""
 
 
-def last_assistant_text(session: Any) -> str | None:
-    for message in reversed(session.agent.messages):
-        if getattr(message, "role", "") == "assistant" and message.stop_reason != "aborted":
+def last_assistant_text(session: AgentSession) -> str | None:
+    for message in reversed(session.messages):
+        if isinstance(message, AssistantMessage) and message.stop_reason != "aborted":
             return message.text
     return None
 
@@ -174,13 +180,12 @@ def last_assistant_text(session: Any) -> str | None:
 # -- get_messages_page ----------------------------------------------------------------
 
 
-def _cursor_key(session: Any) -> dict[str, Any]:
-    file = session.session_file
+def _cursor_key(session: AgentSession, messages: list[AgentMessage]) -> dict[str, Any]:
     return {
         "version": 1,
-        "sessionId": file.session_id,
-        "leafId": file.leaf_id,
-        "messageCount": len(session.agent.messages),
+        "sessionId": session.session_id,
+        "leafId": session.session_view.leaf_id,
+        "messageCount": len(messages),
     }
 
 
@@ -197,10 +202,11 @@ def _decode_cursor(cursor: Any) -> dict[str, Any]:
     return value
 
 
-def messages_page(session: Any, busy: bool, cursor: Any, limit: Any) -> dict[str, Any]:
+def messages_page(session: AgentSession, busy: bool, cursor: Any, limit: Any) -> dict[str, Any]:
     if busy:
         raise RpcError("Cannot page messages while the session is changing", "session_busy")
-    key = _cursor_key(session)
+    messages = session.messages
+    key = _cursor_key(session, messages)
     offset = 0
     if cursor is not None:
         decoded = _decode_cursor(cursor)
@@ -212,7 +218,6 @@ def messages_page(session: Any, busy: bool, cursor: Any, limit: Any) -> dict[str
     if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
         raise RpcError("limit must be a positive integer")
     limit = min(limit, PAGE_MAX)
-    messages = session.agent.messages
     page: list[dict[str, Any]] = []
     size = 0
     for message in messages[offset : offset + limit]:

@@ -5,18 +5,24 @@ server and the command frame and returns the response's ``data``, as in commands
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
-from omp import THINKING_LEVELS, OmpError, next_thinking_level
+from omp import THINKING_LEVELS, OmpError
 
 from omp_mode_rpc import state
 from omp_mode_rpc.state import NO_DATA
+
+if TYPE_CHECKING:
+    from omp import AgentSession, Model
+
+    from omp_mode_rpc.server import RpcServer
 
 QUEUE_MODES = ("all", "one-at-a-time")
 INTERRUPT_MODES = ("immediate", "wait")
 
 
-def _choice(frame: dict[str, Any], key: str, allowed: tuple[str, ...]) -> str:
+def _choice(frame: dict[str, Any], key: str, allowed: tuple[str, ...]) -> Any:
+    """The frame's ``key``, one of ``allowed`` (typed by the caller's setter)."""
     value = frame.get(key)
     if value not in allowed:
         raise OmpError(f"`{key}` must be one of: {', '.join(allowed)}")
@@ -29,11 +35,6 @@ def _flag(frame: dict[str, Any]) -> bool:
     return frame["enabled"]
 
 
-def _set_setting(session: Any, section: str, key: str, value: Any) -> None:
-    data = session.settings.data  # shared with the loop's stream settings
-    data[section] = {**(data.get(section) or {}), key: value}
-
-
 # -- model and thinking ---------------------------------------------------------------
 
 
@@ -43,88 +44,95 @@ async def _announced() -> None:
     await asyncio.sleep(0)
 
 
-def _usable(session: Any) -> list[Any]:
-    return session.models.usable(session.settings.data)
+async def _switched(
+    session: AgentSession, model: Model, source: Literal["set", "cycle"] = "set"
+) -> bool:
+    """Whether the session went to ``model`` (it may not be usable now)."""
+    try:
+        await session.set_model(model, source=source)
+    except OmpError:
+        return False
+    return True
 
 
-async def set_model(server: Any, frame: dict[str, Any]) -> Any:
+async def set_model(server: RpcServer, frame: dict[str, Any]) -> Any:
     provider, model_id = frame.get("provider"), frame.get("modelId")
     session = server.session
-    model = session.models.find(f"{provider}/{model_id}")
-    if model is None or not session.set_model(model.key):
+    key = f"{provider}/{model_id}"
+    model = next((m for m in session.usable_models() if m.key == key), None)
+    if model is None or not await _switched(session, model):
         raise OmpError(f"Model not found: {provider}/{model_id}")
     await _announced()
     return state.model_dict(model)
 
 
-async def cycle_model(server: Any, frame: dict[str, Any]) -> Any:
+async def cycle_model(server: RpcServer, frame: dict[str, Any]) -> Any:
     """The next of the session's scoped models (``--models``), else of every usable
     model; None when there is no other to go to."""
     session = server.session
-    scoped = list(getattr(session, "scoped_models", None) or [])
-    cycle = scoped or _usable(session)
-    current = session.agent.model
+    scoped = session.scoped_models
+    cycle = scoped or session.usable_models()
+    current = session.model
     keys = [m.key for m in cycle]
     index = keys.index(current.key) if current is not None and current.key in keys else -1
     for step in range(1, len(cycle) + 1):
         model = cycle[(index + step) % len(cycle)]
         if current is not None and model.key == current.key:
             return None
-        if session.set_model(model.key, source="cycle"):
+        if await _switched(session, model, "cycle"):
             await _announced()
             return {
                 "model": state.model_dict(model),
-                "thinkingLevel": session.agent.thinking_level,
+                "thinkingLevel": session.thinking_level,
                 "isScoped": bool(scoped),
             }
     return None
 
 
-async def get_available_models(server: Any, frame: dict[str, Any]) -> Any:
-    return {"models": [state.model_dict(m) for m in _usable(server.session)]}
+async def get_available_models(server: RpcServer, frame: dict[str, Any]) -> Any:
+    return {"models": [state.model_dict(m) for m in server.session.usable_models()]}
 
 
-async def set_thinking_level(server: Any, frame: dict[str, Any]) -> Any:
-    server.session.set_thinking_level(_choice(frame, "level", THINKING_LEVELS))
+async def set_thinking_level(server: RpcServer, frame: dict[str, Any]) -> Any:
+    await server.session.set_thinking_level(_choice(frame, "level", THINKING_LEVELS))
     await _announced()
     return NO_DATA
 
 
-async def cycle_thinking_level(server: Any, frame: dict[str, Any]) -> Any:
-    """The model's next thinking level (``omp.base.thinking``); None when it does not think."""
+async def cycle_thinking_level(server: RpcServer, frame: dict[str, Any]) -> Any:
+    """The model's next thinking level (``omp.next_thinking_level``); None when it does
+    not think (or no model is chosen)."""
     session = server.session
-    model = session.agent.model
-    level = next_thinking_level(model, session.agent.thinking_level) if model else None
+    level = session.cycle_thinking_level() if session.model is not None else None
     if level is None:
         return None
-    session.set_thinking_level(level, source="cycle")
     await _announced()
     return {"level": level}
 
 
-async def set_steering_mode(server: Any, frame: dict[str, Any]) -> Any:
-    server.session.agent.settings.steering_mode = _choice(frame, "mode", QUEUE_MODES)
+async def set_steering_mode(server: RpcServer, frame: dict[str, Any]) -> Any:
+    server.session.steering_mode = _choice(frame, "mode", QUEUE_MODES)
     return NO_DATA
 
 
-async def set_follow_up_mode(server: Any, frame: dict[str, Any]) -> Any:
-    server.session.agent.settings.follow_up_mode = _choice(frame, "mode", QUEUE_MODES)
+async def set_follow_up_mode(server: RpcServer, frame: dict[str, Any]) -> Any:
+    server.session.follow_up_mode = _choice(frame, "mode", QUEUE_MODES)
     return NO_DATA
 
 
-async def set_interrupt_mode(server: Any, frame: dict[str, Any]) -> Any:
-    server.session.agent.settings.interrupt_mode = _choice(frame, "mode", INTERRUPT_MODES)
+async def set_interrupt_mode(server: RpcServer, frame: dict[str, Any]) -> Any:
+    server.session.interrupt_mode = _choice(frame, "mode", INTERRUPT_MODES)
     return NO_DATA
 
 
 # -- compaction and retry -------------------------------------------------------------
 
 
-async def compact(server: Any, frame: dict[str, Any]) -> Any:
+async def compact(server: RpcServer, frame: dict[str, Any]) -> Any:
     await server.abort_and_wait()
     server.compacting = True
     try:
-        result = await server.session.compact(frame.get("customInstructions"))
+        result = await server.session.context.compact(frame.get("customInstructions"))
     finally:
         server.compacting = False
     names = {
@@ -137,24 +145,24 @@ async def compact(server: Any, frame: dict[str, Any]) -> Any:
     return {names.get(k, k): v for k, v in (result or {}).items() if v is not None}
 
 
-async def set_auto_compaction(server: Any, frame: dict[str, Any]) -> Any:
-    _set_setting(server.session, "compaction", "enabled", _flag(frame))
+async def set_auto_compaction(server: RpcServer, frame: dict[str, Any]) -> Any:
+    server.session.auto_compaction_enabled = _flag(frame)
     return NO_DATA
 
 
-async def set_auto_retry(server: Any, frame: dict[str, Any]) -> Any:
-    _set_setting(server.session, "retry", "enabled", _flag(frame))
+async def set_auto_retry(server: RpcServer, frame: dict[str, Any]) -> Any:
+    server.session.auto_retry_enabled = _flag(frame)
     return NO_DATA
 
 
-async def abort_retry(server: Any, frame: dict[str, Any]) -> Any:
+async def abort_retry(server: RpcServer, frame: dict[str, Any]) -> Any:
     """A retry waiting out its delay is given up: the run ends (as aborted)."""
     if server.retrying:
-        server.session.agent.abort()
+        server.session.abort()
     return NO_DATA
 
 
-async def set_fast_mode(server: Any, frame: dict[str, Any]) -> Any:
+async def set_fast_mode(server: RpcServer, frame: dict[str, Any]) -> Any:
     """No model here has a fast tier: turning it on fails as omp's does for such a
     model, turning it off succeeds (it is off)."""
     if _flag(frame):
