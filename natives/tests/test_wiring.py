@@ -42,11 +42,11 @@ def test_file_completion_keeps_the_workspace_list_on_the_natives_side(monkeypatc
     monkeypatch.setattr(native, "FuzzyIndex", counting)
     paths = [f"pkg{i}/module{i}.py" for i in range(500)] + ["src/main.py"]
 
-    class Session:
-        async def search(self, kind, params):
+    class Context:  # the session's handler context: ``ctx.search("find", ...)``
+        async def search(self, kind, **params):
             return {"root": "/w", "paths": paths, "total": len(paths)}
 
-    files = completion.WorkspaceFiles(Session())
+    files = completion.WorkspaceFiles(SimpleNamespace(context=Context()))
 
     async def typing() -> list[list[str]]:
         return [await files.rank(query, 3) for query in ("m", "ma", "mai", "main")]
@@ -66,7 +66,7 @@ def test_renderers_measure_with_unicode_width() -> None:
 
 
 def test_the_tree_search_is_answered_by_natives(tmp_path) -> None:
-    from omp.agent.events import SearchEvent
+    from omp import SearchEvent
     from omp_natives import plugin
 
     (tmp_path / "pkg").mkdir()

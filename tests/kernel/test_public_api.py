@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,13 +16,18 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 INIT = ROOT / "kernel" / "src" / "omp" / "__init__.py"
 
-# Where code that must use only the public API lives: every built-in plugin, the natives'
-# Python module and the template `omp plugin new` renders (with its examples).
+# Where code that must use only the public API lives: every built-in plugin and its own
+# tests (the example a third-party author copies), the natives' Python module and tests,
+# and the template `omp plugin new` renders (with its examples).
 PLUGIN_SOURCES = [
     *sorted((ROOT / "plugins").glob("*/src")),
+    *sorted((ROOT / "plugins").glob("*/tests")),
     ROOT / "natives" / "python",
+    ROOT / "natives" / "tests",
     ROOT / "plugin-template",
 ]
+# An import inside a string: a script a test runs in a child process, a plugin it writes.
+IMPORT_IN_TEXT = re.compile(r"^\s*(?:from|import)\s+(omp(?:\.\w+)*)", re.MULTILINE)
 ALLOWED = {"omp", "omp.testing"}
 
 
@@ -85,6 +91,8 @@ def private_imports(path: Path) -> list[tuple[int, str]]:
             and isinstance(node.args[0].value, str)
         ):
             modules = [node.args[0].value]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            modules = IMPORT_IN_TEXT.findall(node.value)
         for module in modules:
             if (module == "omp" or module.startswith("omp.")) and module not in ALLOWED:
                 found.append((node.lineno, module))
@@ -92,9 +100,9 @@ def private_imports(path: Path) -> list[tuple[int, str]]:
 
 
 def test_plugins_import_only_the_public_api():
-    """Built-in plugins are written as a third-party author writes one: `from omp import
-    ...` (and `omp.testing` in tests). A private kernel module imported here fails the
-    build, with the file and line to fix."""
+    """Built-in plugins, and their tests, are written as a third-party author writes them:
+    `from omp import ...` (and `omp.testing` in tests). A private kernel module imported
+    here fails the build, with the file and line to fix."""
     offenders = []
     for source in PLUGIN_SOURCES:
         for path in sorted(source.rglob("*.py")):
@@ -119,6 +127,17 @@ def test_the_boundary_check_sees_every_form_of_private_import(tmp_path):
         (7, "omp.config.settings"),
         (8, "omp.agent.loop"),
     ]
+
+
+def test_the_boundary_check_sees_imports_in_scripts_a_test_writes(tmp_path):
+    """A child process's script or a plugin a test writes is test code too."""
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        'CHILD = """\nimport os\nfrom omp import AbortSignal\nfrom omp.base.abort import x\n"""\n'
+        'PLUGIN = f"""\n    import omp.testing\n    from omp.agent.tools import {name}\n"""\n'
+        "TEXT = 'omp.agent is internal: from omp.agent nothing is imported here'\n"
+    )
+    assert private_imports(sample) == [(1, "omp.base.abort"), (6, "omp.agent.tools")]
 
 
 def test_docs_api_md_is_current():

@@ -17,13 +17,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from omp.base import partial_json as _partial_json
 from omp.runtime.ui import EventUI
+
+if TYPE_CHECKING:
+    from omp.config.settings import Settings
 
 PROVIDER_KEYS = (
     "ANTHROPIC_API_KEY",
@@ -81,6 +85,72 @@ class HookRecorder:
 
     def names(self) -> list[str]:
         return [name for name, _ in self.calls]
+
+
+CUT_OFF_TEXT: str = _partial_json.CUT_OFF_TEXT
+"""A tool call's ``arguments_error`` (and the result the model gets) when a provider's
+stream ended before the call's arguments were complete: the call is not run."""
+EXTRA_CLOSERS: str = _partial_json.EXTRA_CLOSERS
+"""A tool call's ``arguments_repair`` when closing brackets repeated after the arguments
+object were dropped."""
+CONTROL_CHARACTERS: str = _partial_json.CONTROL_CHARACTERS
+"""A tool call's ``arguments_repair`` when raw control characters inside strings were
+accepted."""
+ENCODED_OBJECT: str = _partial_json.ENCODED_OBJECT
+"""A tool call's ``arguments_repair`` when the arguments object came as a JSON string."""
+
+
+def settings_with(overrides: Mapping[str, Any]) -> Settings:
+    """The default settings with ``overrides`` merged over them as a settings file's
+    would be (objects merge, other values replace): a tool's ``ctx.settings`` in a test."""
+    from omp.config.settings import DEFAULTS, Settings, deep_merge
+
+    return Settings(deep_merge(DEFAULTS, overrides))
+
+
+def patched_payload(payload: Any, result: Any) -> Any:
+    """``payload`` as the kernel sends it on after an ``omp_before_provider_request``
+    handler returned ``result`` (``{"patch": {...}}``, ``{"payload": new}`` or the new
+    payload itself): to test what a provider sends once handlers have had their say."""
+    from omp.agent.events import patched_payload as apply
+
+    return apply(payload, result)
+
+
+class DiskFaults:
+    """Breaks the writes of file contents made by ``omp.write_file`` and ``omp.replacing``,
+    to test what a tool reports when the disk fails (use the ``omp_disk_faults`` fixture).
+
+    ``write(fd, data)`` is the real low-level write; ``inject(fault)`` makes every such
+    write call ``fault(fd, data)`` instead until the test ends (or ``monkeypatch.undo()``);
+    ``spare_recovery()`` keeps the recovery copy of a file written in place (what ``omp
+    recover`` restores) on the real write, so that only the writes into the file break."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from omp.config import atomic_write
+
+        self._monkeypatch = monkeypatch
+        self.write: Callable[[int, bytes], None] = atomic_write._write_all
+
+    def inject(self, fault: Callable[[int, bytes], None]) -> None:
+        from omp.config import atomic_write
+
+        self._monkeypatch.setattr(atomic_write, "_write_all", fault)
+
+    def spare_recovery(self) -> None:
+        import contextlib
+        from types import SimpleNamespace
+
+        from omp.config import atomic_write, recovery
+
+        original, write = atomic_write.replacing, self.write
+
+        @contextlib.contextmanager
+        def replacing(*args: Any, **kwargs: Any) -> Iterator[Any]:
+            with original(*args, **kwargs) as out:
+                yield SimpleNamespace(path=out.path, write=lambda data: write(out.fd, data))
+
+        self._monkeypatch.setattr(recovery, "replacing", replacing)
 
 
 def write_script(path: Path, steps: Iterable[dict[str, Any]]) -> Path:
@@ -144,6 +214,30 @@ class Harness:
         )
         runtime.host.pm.check_pending()
         return runtime
+
+    def run_subcommand(
+        self,
+        name: str,
+        *args: str,
+        plugins: Iterable[Any] = (),
+        builtins: Iterable[str] | None = None,
+    ) -> int:
+        """Run ``omp NAME ARGS...`` as the CLI does: the subcommand ``name`` a plugin
+        registered gets ``args`` and an ``omp.SubcommandContext`` over a fresh runtime
+        (``plugins`` and ``builtins`` as for ``runtime``); its exit code, awaited when
+        ``run`` is async. What it prints is left to ``capsys``."""
+        import inspect
+
+        from omp.cli.subcommand_context import SubcommandContext
+
+        runtime = self.runtime(plugins, builtins=builtins)
+        commands = {c.name: c for c in runtime.contributions.of("subcommands")}
+        if name not in commands:
+            raise LookupError(f"no plugin registers `omp {name}` (have: {sorted(commands)})")
+        outcome = commands[name].run(list(args), SubcommandContext(runtime))
+        if inspect.isawaitable(outcome):
+            outcome = asyncio.run(_awaited(outcome))
+        return int(outcome or 0)
 
     def session(
         self,
@@ -212,6 +306,10 @@ class Harness:
         return log
 
 
+async def _awaited(outcome: Any) -> Any:
+    return await outcome
+
+
 def _installed_module(plugin: Any) -> bool:
     """Whether ``plugin`` is a module an ``omp.plugins`` entry point already loads."""
     import importlib.metadata
@@ -253,6 +351,12 @@ class ScriptedUI(EventUI):
 
     async def _ask_editor(self, title: str, prefill: str) -> Any:
         return await self._next("editor", title)
+
+
+@pytest.fixture
+def omp_disk_faults(monkeypatch: pytest.MonkeyPatch) -> DiskFaults:
+    """A DiskFaults whose injected faults end with the test."""
+    return DiskFaults(monkeypatch)
 
 
 @pytest.fixture

@@ -11,19 +11,21 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from omp.agent.messages import (
+from omp import (
     AssistantMessage,
     DeveloperMessage,
     ImageContent,
+    LlmContext,
+    Model,
     RedactedThinkingContent,
+    StreamOptions,
     TextContent,
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
-from omp.agent.providers import LlmContext, Model, StreamOptions
-from omp.base.partial_json import CUT_OFF_TEXT
+from omp.testing import CUT_OFF_TEXT
 from omp_llm.config import ProviderConfig
 from omp_llm.provider import HttpProvider
 from omp_llm.sse import split_lines

@@ -12,9 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from omp.agent.tools import ToolResult
-from omp.base.abort import AbortSignal
-from omp.session.artifacts import ArtifactStore
+from omp import AbortSignal, ArtifactStore, ToolResult
 from omp_tool_bash.output import MAX_BYTES, MAX_LINES
 from omp_tool_bash.runner import process_state
 from omp_tool_bash.tool import BashParams, BashTool, clamp_timeout

@@ -15,10 +15,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from omp.agent.tools import ToolResult
-from omp.base.abort import AbortSignal
-from omp.config.settings import DEFAULTS, Settings, deep_merge
-from omp.session.artifacts import ArtifactStore
+from omp import AbortSignal, ArtifactStore, ToolResult
+from omp.testing import settings_with
 from omp_tool_bash.runner import process_state
 from omp_tool_bash.tool import BashParams, BashTool
 
@@ -31,7 +29,7 @@ MARKER = re.compile(
 
 
 def make_ctx(tmp_path: Path, **bash: Any) -> SimpleNamespace:
-    settings = Settings(deep_merge(DEFAULTS, {"bash": bash}))
+    settings = settings_with({"bash": bash})
     return SimpleNamespace(
         cwd=str(tmp_path), artifacts=ArtifactStore(tmp_path / "artifacts"), settings=settings
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 
-from omp.config.settings import Settings
+from omp import Settings
 from omp_batch.ratelimit import FileLimiter, Limit, limits_from_settings, reserve, spend
 
 

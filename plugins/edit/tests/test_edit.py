@@ -10,9 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from omp.agent.tools import ToolResult
-from omp.base.abort import AbortSignal
-from omp.session.artifacts import FileLedger
+from omp import AbortSignal, FileLedger, ToolResult
 from omp_tool_edit.edit import EditParams, EditTool
 from omp_tool_edit.write import WriteParams, WriteTool
 

@@ -24,8 +24,7 @@ import os, sys
 from pathlib import Path
 from types import SimpleNamespace
 
-from omp.base.abort import AbortSignal
-from omp.session.artifacts import FileLedger
+from omp import AbortSignal, FileLedger
 from omp_tool_edit.edit import EditParams, EditTool
 from omp_tool_edit.write import WriteParams, WriteTool
 
@@ -118,7 +117,7 @@ def test_a_killed_write_leaves_the_old_or_the_new_bytes(
 
 
 def test_the_next_write_removes_a_killed_writers_temporary_file(tmp_path: Path) -> None:
-    from omp.config.atomic_write import write_file
+    from omp import write_file
 
     folder = tmp_path / "work"
     folder.mkdir()

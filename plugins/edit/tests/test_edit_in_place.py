@@ -5,20 +5,16 @@ kept meanwhile; a read-only file is refused, and a failed write leaves the old b
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from omp.agent.tools import ToolResult
-from omp.base.abort import AbortSignal
-from omp.config import atomic_write
-from omp.session.artifacts import FileLedger
+from omp import AbortSignal, FileLedger, ToolResult
+from omp.testing import DiskFaults
 from omp_tool_edit.edit import EditParams, EditTool
 from omp_tool_edit.write import WriteParams, WriteTool
 
@@ -173,9 +169,9 @@ def test_new_file_is_still_created(ctx: Any, tmp_path: Path) -> None:
     assert [p.name for p in (tmp_path / "new").iterdir()] == ["one.txt"]
 
 
-def fail_mid_write(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+def fail_mid_write(faults: DiskFaults) -> list[bytes]:
     """The first write puts half its bytes into the file, then the disk is full."""
-    real = atomic_write._write_all
+    real = faults.write
     calls: list[bytes] = []
 
     def flaky(fd: int, data: bytes) -> None:
@@ -185,30 +181,34 @@ def fail_mid_write(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         real(fd, data)
 
-    monkeypatch.setattr(atomic_write, "_write_all", flaky)
+    faults.inject(flaky)
     return calls
 
 
-def write_wrong_bytes(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+def write_wrong_bytes(faults: DiskFaults) -> list[bytes]:
     """The first write silently loses its last byte (only reading back can tell)."""
-    real = atomic_write._write_all
+    real = faults.write
     calls: list[bytes] = []
 
     def lossy(fd: int, data: bytes) -> None:
         calls.append(data)
         real(fd, data[:-1] + b"?" if len(calls) == 1 else data)
 
-    monkeypatch.setattr(atomic_write, "_write_all", lossy)
+    faults.inject(lossy)
     return calls
 
 
 @pytest.mark.parametrize("tool", ["write", "edit"])
 def test_failure_mid_write_leaves_the_file_untouched(
-    tool: str, ctx: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tool: str,
+    ctx: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    omp_disk_faults: DiskFaults,
 ) -> None:
     target = existing(ctx, tmp_path / "f.txt")
     inode = target.stat().st_ino
-    calls = fail_mid_write(monkeypatch)
+    calls = fail_mid_write(omp_disk_faults)
     result = change(tool, ctx, "f.txt")
     assert len(calls) == 1  # into the temporary file, which is dropped
     assert result.is_error
@@ -238,13 +238,13 @@ def test_failure_mid_write_in_place_restores_the_original_bytes(
     tmp_path: Path,
     agent_dir: Path,
     monkeypatch: pytest.MonkeyPatch,
+    omp_disk_faults: DiskFaults,
 ) -> None:
     target = existing(ctx, tmp_path / "f.txt")
     twin = linked(target)
     inode = target.stat().st_ino
-    real = atomic_write._write_all
-    calls = breakage(monkeypatch)
-    recovery_writes_unbroken(monkeypatch, real)
+    calls = breakage(omp_disk_faults)
+    omp_disk_faults.spare_recovery()
     result = change(tool, ctx, "f.txt")
     assert len(calls) == 2  # the failed write, then the restore
     assert result.is_error
@@ -262,19 +262,6 @@ def test_failure_mid_write_in_place_restores_the_original_bytes(
     assert target.read_bytes() == expected(tool)
 
 
-def recovery_writes_unbroken(monkeypatch: pytest.MonkeyPatch, write_all: Any) -> None:
-    """The recovery copy (``omp.config.recovery``) is written with ``write_all``, so only the
-    writes into the user's file are broken."""
-    original = atomic_write.replacing
-
-    @contextlib.contextmanager
-    def replacing(*args: Any, **kwargs: Any) -> Iterator[Any]:
-        with original(*args, **kwargs) as out:
-            yield SimpleNamespace(path=out.path, write=lambda data: write_all(out.fd, data))
-
-    monkeypatch.setattr("omp.config.recovery.replacing", replacing)
-
-
 def test_shorter_and_longer_content_in_place(ctx: Any, tmp_path: Path) -> None:
     target = existing(ctx, tmp_path / "f.txt")
     linked(target)
@@ -286,16 +273,16 @@ def test_shorter_and_longer_content_in_place(ctx: Any, tmp_path: Path) -> None:
 
 
 def test_interrupt_mid_write_leaves_the_old_bytes_then_propagates(
-    ctx: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ctx: Any, tmp_path: Path, omp_disk_faults: DiskFaults
 ) -> None:
     target = existing(ctx, tmp_path / "f.txt")
-    real = atomic_write._write_all
+    real = omp_disk_faults.write
 
     def interrupted(fd: int, data: bytes) -> None:
         real(fd, data[:3])
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(atomic_write, "_write_all", interrupted)
+    omp_disk_faults.inject(interrupted)
     with pytest.raises(KeyboardInterrupt):
         write(ctx, "f.txt", "brand new content\n")
     assert target.read_bytes() == OLD
@@ -304,18 +291,18 @@ def test_interrupt_mid_write_leaves_the_old_bytes_then_propagates(
 
 @pytest.mark.parametrize("tool", ["write", "edit"])
 def test_failed_restore_is_not_reported_as_unchanged(
-    tool: str, ctx: Any, tmp_path: Path, agent_dir: Path, monkeypatch: pytest.MonkeyPatch
+    tool: str, ctx: Any, tmp_path: Path, agent_dir: Path, omp_disk_faults: DiskFaults
 ) -> None:
     target = existing(ctx, tmp_path / "f.txt")
     linked(target)
-    real = atomic_write._write_all
+    real = omp_disk_faults.write
 
     def broken_disk(fd: int, data: bytes) -> None:
         real(fd, data[:5])
         raise OSError(errno.EIO, os.strerror(errno.EIO))
 
-    monkeypatch.setattr(atomic_write, "_write_all", broken_disk)
-    recovery_writes_unbroken(monkeypatch, real)
+    omp_disk_faults.inject(broken_disk)
+    omp_disk_faults.spare_recovery()
     result = change(tool, ctx, "f.txt")
     assert result.is_error
     (record,) = (agent_dir / "recovery").glob("*.json")

@@ -12,9 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from omp.agent.tools import ToolResult
-from omp.base.abort import AbortSignal
-from omp.session.artifacts import ArtifactStore
+from omp import AbortSignal, ArtifactStore, ToolResult
 from omp_tool_fetch.tool import FetchParams, FetchTool
 
 PAGE = b"""<!doctype html>

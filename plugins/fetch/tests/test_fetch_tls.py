@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
-from omp.base.abort import AbortSignal
-from omp.session.artifacts import ArtifactStore
+from omp import AbortSignal, ArtifactStore
 from omp_tool_fetch.tool import FetchParams, FetchTool
 
 

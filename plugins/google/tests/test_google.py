@@ -12,17 +12,19 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from omp.agent.messages import (
+from omp import (
     AssistantMessage,
     DeveloperMessage,
     ImageContent,
+    LlmContext,
+    Model,
+    StreamOptions,
     TextContent,
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
-from omp.agent.providers import LlmContext, Model, StreamOptions
 from omp_llm.config import ProviderConfig
 from omp_llm.provider import HttpProvider
 from omp_provider_google.convert import build_request, convert_messages, thinking_config

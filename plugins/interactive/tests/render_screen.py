@@ -80,8 +80,7 @@ class Screen:
 def answer_events(text: str, piece: int = 4) -> list[Any]:
     """An assistant answer streamed ``piece`` characters at a time (about a token), as
     the agent loop sends it: message_start, text deltas, message_end."""
-    from omp.agent.events import MessageEndEvent, MessageStartEvent, MessageUpdateEvent
-    from omp.agent.providers import AssistantStream, Model
+    from omp import AssistantStream, MessageEndEvent, MessageStartEvent, MessageUpdateEvent, Model
 
     out = AssistantStream(Model(provider="scripted", id="demo"))
     events: list[Any] = [MessageStartEvent(message=out.message)]

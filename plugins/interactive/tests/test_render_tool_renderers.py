@@ -4,13 +4,15 @@ replaced tool's renderers (issue 25, gap 7)."""
 
 from __future__ import annotations
 
-from omp.agent.events import (
+from omp import (
+    Tool,
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
+    ToolRegistry,
+    ToolRendering,
+    ToolResult,
 )
-from omp.agent.tools import Tool, ToolRegistry, ToolResult
-from omp.runtime.tool_render import ToolRendering
 from omp_mode_interactive.render.width import strip_ansi
 from pydantic import BaseModel
 from render_screen import Screen

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import re
 
-from omp.agent.events import MessageEndEvent, ToolExecutionUpdateEvent
-from omp.agent.messages import CustomMessage
-from omp.plugin.contrib import Renderer
+from omp import CustomMessage, MessageEndEvent, Renderer, ToolExecutionUpdateEvent
 from omp_mode_interactive.render import Theme
 from omp_mode_interactive.render.tools import result_text
 from omp_mode_interactive.render.width import strip_ansi
@@ -355,7 +353,7 @@ def test_a_renderer_for_finished_tools_only_leaves_the_default_running_view(reco
 
 
 def test_a_failing_hook_is_shown_once_per_plugin_and_hook():
-    from omp.agent.events import ExtensionErrorEvent
+    from omp import ExtensionErrorEvent
 
     def failure(hook: str, times: int) -> ExtensionErrorEvent:
         return ExtensionErrorEvent(

@@ -10,8 +10,7 @@ import sys
 
 import httpx
 import pytest
-from omp.agent.messages import UserMessage
-from omp.agent.providers import LlmContext, Model, StreamOptions
+from omp import LlmContext, Model, StreamOptions, UserMessage
 from omp_llm.config import ProviderConfig
 from omp_llm.provider import HttpProvider
 from omp_provider_openai_completions.wire import WIRE

@@ -16,17 +16,8 @@ from typing import Any
 
 import omp
 import pytest
-from omp.agent.messages import UserMessage
-from omp.agent.providers import LlmContext, Model, StreamOptions
-from omp.agent.tools import Tool, ToolResult
-from omp.base.partial_json import (
-    CONTROL_CHARACTERS,
-    CUT_OFF_TEXT,
-    ENCODED_OBJECT,
-    EXTRA_CLOSERS,
-    PartialJson,
-    with_repair,
-)
+from omp import LlmContext, Model, StreamOptions, Tool, ToolResult, UserMessage
+from omp.testing import CUT_OFF_TEXT
 from omp_llm.config import ProviderConfig
 from omp_llm.provider import HttpProvider
 from omp_provider_anthropic.wire import WIRE as ANTHROPIC
@@ -505,45 +496,3 @@ def test_loopback_base_urls(url, local):
     from omp_llm.transport import is_loopback
 
     assert is_loopback(url) is local
-
-
-# -- the one rule for final arguments (omp.base.partial_json) ---------------------------------
-
-
-@pytest.mark.parametrize(
-    ("text", "value", "error", "repair"),
-    [
-        ('{"path": "a"}', {"path": "a"}, None, None),
-        ("", {}, None, None),
-        ('{"path": "a', {"path": "a"}, "cut", None),
-        ('{"path": "a", "n": [1, 2', {"path": "a", "n": [1, 2]}, "cut", None),
-        ('{"path": "a"}}', {"path": "a"}, None, EXTRA_CLOSERS),
-        ('{"text": "one\ntwo"}', {"text": "one\ntwo"}, None, CONTROL_CHARACTERS),
-        (json.dumps(json.dumps({"path": "a"})), {"path": "a"}, None, ENCODED_OBJECT),
-        ('{"a": 1} {"b": 2}', None, "not valid JSON", None),
-        ("{'path': 'a'}", None, "not valid JSON", None),
-        ("ls -la", {}, "not valid JSON", None),
-        ("[1, 2]", {}, "not an array", None),
-        ('"just text"', {}, "not a string", None),
-    ],
-)
-def test_final_arguments(text, value, error, repair):
-    parser = PartialJson()
-    for start in range(0, len(text), 3):  # in fragments, as they stream
-        parser.feed(text[start : start + 3])
-    result = parser.result()
-    if value is not None:
-        assert result.value == value
-    if error == "cut":
-        assert result.error == CUT_OFF_TEXT
-    elif error:
-        assert error in result.error and "was not run" in result.error
-    else:
-        assert result.error is None
-    assert result.repair == repair
-
-
-def test_a_repair_is_reported_beside_the_tools_own_details():
-    assert with_repair(None, "x") == {"argumentsRepair": "x"}
-    assert with_repair({"path": "a"}, "x") == {"path": "a", "argumentsRepair": "x"}
-    assert with_repair("text details", "x") == "text details"

@@ -19,17 +19,19 @@ import omp_provider_google.convert as google_convert
 import omp_provider_openai_completions.convert as completions_convert
 import omp_provider_openai_responses.convert as responses_convert
 import pytest
-from omp.agent.messages import (
+from omp import (
     AssistantMessage,
     DeveloperMessage,
     ImageContent,
+    LlmContext,
+    Model,
+    StreamOptions,
     TextContent,
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
-from omp.agent.providers import LlmContext, Model, StreamOptions
 from omp_llm.config import ProviderConfig
 from omp_llm.provider import HttpProvider, Request
 from omp_provider_anthropic.wire import WIRE as ANTHROPIC
@@ -415,7 +417,7 @@ def test_httpx_gets_encoded_bytes_not_a_dict_to_encode():
 
 
 def test_what_handlers_leave_unchanged_is_not_encoded_again():
-    from omp.agent.events import patched_payload
+    from omp.testing import patched_payload
     from omp_llm.body import PreparedBody
 
     items = [{"a": 1}, {"b": 2}, {"tail": True}]
@@ -564,7 +566,7 @@ def test_a_handler_changing_a_tool_in_place_gets_it_sent(api, replay_server, tmp
 
 
 def test_a_fixed_field_is_reused_while_handlers_leave_it_unchanged():
-    from omp.agent.events import patched_payload
+    from omp.testing import patched_payload
     from omp_llm.body import PreparedBody
 
     tools = [{"name": "a"}, {"name": "b"}]

@@ -14,14 +14,7 @@ import omp_provider_google.convert as google_convert
 import omp_provider_openai_completions.convert as completions_convert
 import omp_provider_openai_responses.convert as responses_convert
 import pytest
-from omp.agent.messages import (
-    AssistantMessage,
-    TextContent,
-    ToolCall,
-    ToolResultMessage,
-    UserMessage,
-)
-from omp.agent.providers import Model
+from omp import AssistantMessage, Model, TextContent, ToolCall, ToolResultMessage, UserMessage
 from omp_llm.incremental import WireCache
 
 FOLDS: dict[str, tuple[Model, Callable[[Model], Any]]] = {

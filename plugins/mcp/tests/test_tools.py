@@ -106,10 +106,10 @@ def test_a_server_crashing_mid_call_is_reported_and_restarted_on_the_next_call(
 
         @omp.hookimpl
         def omp_tool_result(self, event):
-            from omp.base.processes import running_groups
+            from omp import running_process_groups
 
             if event.tool_name == "mcp__demo__pid":
-                groups.append(running_groups())
+                groups.append(running_process_groups())
 
     session = omp_harness.session(
         [Groups()],

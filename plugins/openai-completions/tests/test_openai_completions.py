@@ -12,17 +12,19 @@ from importlib.metadata import entry_points
 from types import SimpleNamespace
 
 import pytest
-from omp.agent.messages import (
+from omp import (
     AssistantMessage,
     DeveloperMessage,
     ImageContent,
+    LlmContext,
+    Model,
+    StreamOptions,
     TextContent,
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
-from omp.agent.providers import LlmContext, Model, StreamOptions
 from omp_llm import config as llm_config
 from omp_llm.config import ProviderConfig
 from omp_llm.provider import HttpProvider, Request

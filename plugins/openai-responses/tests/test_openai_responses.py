@@ -12,18 +12,20 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from omp.agent.messages import (
+from omp import (
     AssistantMessage,
     DeveloperMessage,
     ImageContent,
+    LlmContext,
+    Model,
+    StreamOptions,
     TextContent,
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
     UserMessage,
 )
-from omp.agent.providers import LlmContext, Model, StreamOptions
-from omp.base.partial_json import EXTRA_CLOSERS
+from omp.testing import EXTRA_CLOSERS
 from omp_llm.config import ProviderConfig
 from omp_llm.provider import HttpProvider, Request
 from omp_provider_openai_responses.convert import build_request, call_id

@@ -208,7 +208,7 @@ def _tool_plugin(overrides: str | None = None, answer: str = "x") -> str:
         f"""\
         import omp
         from pydantic import BaseModel
-        from omp.agent.tools import Tool
+        from omp import Tool
 
 
         class Query(BaseModel):

@@ -12,10 +12,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from omp.agent.messages import ImageContent
-from omp.agent.tools import Tool, ToolResult
-from omp.base.abort import AbortSignal
-from omp.session.artifacts import ArtifactStore, FileLedger
+from omp import AbortSignal, ArtifactStore, FileLedger, ImageContent, Tool, ToolResult
 from omp_tool_read.tool import (
     DEFAULT_LIMIT,
     MAX_BYTES,
@@ -452,7 +449,7 @@ def test_end_to_end_through_the_entry_point(omp_harness) -> None:
 
 
 def test_small_local_files_are_read_on_the_loop_and_the_rest_in_a_worker(tmp_path: Path) -> None:
-    from omp.base.files import FileAccess
+    from omp import FileAccess
     from omp_tool_read.tool import INLINE_BYTES
 
     class EditorFiles(FileAccess):  # an editor's buffers: reading them waits on the loop

@@ -22,7 +22,7 @@ class SlowArgs(BaseModel):
 
 @omp.hookimpl
 def omp_register_tools(api):
-    from omp.agent.tools import Tool, ToolResult
+    from omp import Tool, ToolResult
 
     def big(call_id, params, signal, on_update, ctx):
         # 3 MiB of text with multi-byte characters, so a lossy transport would show.
@@ -68,7 +68,7 @@ def omp_session_start(ctx):
 
 @omp.hookimpl
 def omp_register_commands(api):
-    from omp.plugin.contrib import Command
+    from omp import Command
 
     def kick(args, ctx):  # schedules a turn that starts after the command returns
         api.send_user_message(f"kicked {args}")

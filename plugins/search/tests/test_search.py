@@ -12,8 +12,7 @@ from types import SimpleNamespace
 
 import omp
 import pytest
-from omp.agent.tools import ToolResult
-from omp.base.abort import AbortSignal
+from omp import AbortSignal, ToolResult
 from omp_tool_search import backend
 from omp_tool_search.answers import FindAnswer, GrepAnswer, GrepLine
 from omp_tool_search.ls import LsParams, LsTool
@@ -589,7 +588,7 @@ def test_aborting_the_run_stops_the_backend_walk(omp_harness, monkeypatch) -> No
 
 
 def test_cancelling_the_hook_stops_the_walk(monkeypatch, tmp_path: Path) -> None:
-    from omp.agent.events import SearchEvent
+    from omp import SearchEvent
     from omp_tool_search import plugin
 
     stopped = threading.Event()

@@ -22,9 +22,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from omp.agent.tools import ToolResult
-from omp.base.abort import AbortSignal
-from omp.config.settings import Settings
+from omp import AbortSignal, Settings, ToolResult
 from omp_tool_search import backend
 from omp_tool_search.tools import GrepParams, GrepTool
 
@@ -62,8 +60,7 @@ def isolated(code: str, timeout: float = 30) -> dict:
 PRELUDE = """
 import asyncio, json, os, sys, time
 from types import SimpleNamespace
-from omp.base.abort import AbortSignal
-from omp.config.settings import Settings
+from omp import AbortSignal, Settings
 from omp_tool_search.tools import GrepParams, GrepTool
 
 def grep(cwd, settings=None, abort_after=None, **params):

@@ -7,7 +7,7 @@ import json
 
 import omp
 import pytest
-from omp.agent.messages import DeveloperMessage
+from omp import DeveloperMessage
 from omp_sequential_thinking.tool import ThoughtParams
 
 BLOCK_0 = (
@@ -302,8 +302,7 @@ def test_resume_keeps_the_progress_of_the_prompt_in_flight(notes):
 
 
 def test_verbose_print_rendering_and_tree():
-    from omp.agent.events import ToolExecutionEndEvent
-    from omp.agent.messages import TextContent
+    from omp import TextContent, ToolExecutionEndEvent
     from omp_sequential_thinking.render import render_thought
 
     event = ToolExecutionEndEvent(
@@ -347,7 +346,7 @@ def test_the_history_kept_per_prompt_is_capped_by_a_setting(notes):
 
 
 def test_branching_back_rebuilds_the_progress_of_that_branch(notes):
-    from omp.plugin.contrib import Command
+    from omp import Command
     from omp_sequential_thinking.plugin import state_of
 
     class Back:

@@ -8,8 +8,7 @@ import subprocess
 import sys
 from typing import Any
 
-from omp.agent.tools import ToolResult
-from omp.base.abort import AbortSignal
+from omp import AbortSignal, ToolResult
 from omp_tool_todo.state import current_todos, render
 from omp_tool_todo.tool import TodoWriteParams, TodoWriteTool
 

@@ -31,6 +31,7 @@ def untrack_group(pgid: int) -> None:
 
 
 def running_groups() -> list[int]:
+    """The tracked process groups, sorted: those omp kills when it is told to stop."""
     with _lock:
         return sorted(_groups)
 
