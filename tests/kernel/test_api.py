@@ -207,6 +207,48 @@ def test_send_user_message_when_idle_goes_through_the_prompt_flow(make_session):
     assert provider.requests[0].messages[-1].content == "hello from a plugin"
 
 
+def test_send_user_message_from_agent_end_becomes_the_next_prompt(make_session):
+    """The run reads its queues no more once agent_end fires: a message sent then (plan
+    mode's approved plan) starts the next prompt instead of waiting in a queue."""
+    import asyncio
+
+    class Chain:
+        @omp.hookimpl
+        def omp_agent_end(self, api):
+            if len(provider.requests) == 1:
+                api.send_user_message("and now this")
+
+    session, provider = make_session([{"text": "one"}, {"text": "two"}], plugins=[Chain()])
+
+    async def scenario():
+        await session.prompt("first")
+        await session.wait_for_idle()
+
+    asyncio.run(scenario())
+    assert len(provider.requests) == 2
+    assert provider.requests[1].messages[-1].content == "and now this"
+
+
+def test_send_user_message_with_text_and_an_image_keeps_both(make_session):
+    """Content given as parts (text and an image) arrives whole, not as an empty prompt."""
+    import asyncio
+
+    image = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+    session, provider = make_session([{"text": "seen"}])
+
+    async def scenario():
+        await session.start()
+        session.api.send_user_message([{"type": "text", "text": "look at this"}, image])
+        await asyncio.sleep(0)
+        await session.wait_for_idle()
+
+    asyncio.run(scenario())
+    sent = provider.requests[0].messages[-1].content
+    assert [part.type for part in sent] == ["text", "image"]
+    assert sent[0].text == "look at this"
+    assert sent[1].data == image["data"]
+
+
 def test_input_hook_can_rewrite_or_handle(make_session, omp_harness):
     class Rewrite:
         @omp.hookimpl

@@ -28,6 +28,9 @@ class EditorClient:
         self.reads: list[str] = []
         self.writes: list[tuple[str, str]] = []
         self.terminals: dict[str, EditorTerminal] = {}
+        self.form_values: list[Any] = []
+        """Answers to form elicitations, one per form (with ``connect(elicitation=True)``)."""
+        self.forms: list[tuple[str, Any]] = []
 
     def of(self, session_id: str, kind: str | None = None) -> list[Any]:
         return [
@@ -55,6 +58,11 @@ class EditorClient:
         return schema.RequestPermissionResponse(
             outcome=schema.AllowedOutcome(outcome="selected", option_id=self.permission)
         )
+
+    async def create_elicitation(self, message: str, mode: Any, **kwargs: Any) -> Any:
+        self.forms.append((message, mode.requested_schema.properties["value"]))
+        content = {"value": self.form_values.pop(0)}
+        return schema.AcceptElicitationResponse(action="accept", content=content)
 
     async def read_text_file(self, path: str, session_id: str, **kwargs: Any) -> Any:
         self.reads.append(path)
@@ -181,6 +189,7 @@ class AcpRig:
         *args: str,
         fs: bool = False,
         terminal: bool = False,
+        elicitation: bool = False,
         client: EditorClient | None = None,
         entry: tuple[str, ...] = ("acp",),
     ):
@@ -195,10 +204,16 @@ class AcpRig:
             env=self.env,
             cwd=self.cwd,
             transport_kwargs={"stderr": None},
+            use_unstable_protocol=elicitation,
         ) as (conn, process):
             caps = schema.ClientCapabilities(
                 fs=schema.FileSystemCapabilities(read_text_file=fs, write_text_file=fs),
                 terminal=terminal,
+                elicitation=schema.ElicitationCapabilities(
+                    form=schema.ElicitationFormCapabilities()
+                )
+                if elicitation
+                else None,
             )
             client.init = await asyncio.wait_for(
                 conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps), 30

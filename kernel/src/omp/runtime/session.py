@@ -105,6 +105,7 @@ class AgentSession:
         """The sections the model got for the current prompt (after before_agent_start)."""
         self.mode_name = mode_name
         self.has_ui = has_ui
+        self._run_ending = False
         self.ui = ui or NullUI()
         self.api = shared_api._for_session(self)
         """This session's actions; the runtime's api (handed to registration hooks)
@@ -201,6 +202,8 @@ class AgentSession:
         """Persist (for message_end), then run the event's hooks, then the subscribers."""
         if isinstance(event, MessageEndEvent):
             self.session_file.append_message(event.message)
+        elif event.type in ("agent_start", "agent_end"):
+            self._run_ending = event.type == "agent_end"  # the run reads no queue any more
         await self.hooks.emit(event)
         await self._notify(event)
 
@@ -375,18 +378,27 @@ class AgentSession:
 
     def send_user_message(self, content: Any, deliver_as: str | None) -> None:
         def deliver() -> None:
-            if self.agent.is_streaming:
+            if self.agent.is_streaming and not self._run_ending:
                 message = UserMessage(content=content)
                 if deliver_as == "followUp":
                     self.agent.queue_follow_up(message)
                 else:
                     self.agent.steer(message)
-            else:
-                self._spawn(
-                    self.prompt(content if isinstance(content, str) else "", source="extension")
-                )
+            else:  # idle, or sent from agent_end (the run reads no queue any more)
+                self._spawn(self._prompt_when_idle(content))
 
         self._on_loop(deliver)
+
+    async def _prompt_when_idle(self, content: Any) -> None:
+        """``content`` as the next prompt: its text parts joined, its images attached."""
+        await self.agent.wait_for_idle()
+        parts = UserMessage(content=content).content
+        if isinstance(parts, str):
+            await self.prompt(parts, source="extension")
+            return
+        text = "\n".join(part.text for part in parts if isinstance(part, TextContent))
+        images = [part for part in parts if isinstance(part, ImageContent)]
+        await self.prompt(text, images or None, source="extension")
 
     async def _run_idle(self, messages: list[Any]) -> None:
         await self.agent.wait_for_idle()

@@ -48,17 +48,79 @@ class ApprovalGate:
 
 
 class AcpUI(UI):
-    """``ctx.ui`` of an ACP session: confirm is a ``session/request_permission``; other
-    dialogs take their default (the protocol has no stable way to ask them);
-    notifications go to stderr."""
+    """``ctx.ui`` of an ACP session: confirm is a ``session/request_permission``. A
+    client that advertises form elicitation (``elicitation.form``, unstable in ACP) gets
+    select, input and editor as one-field forms; for any other client select is a
+    permission request with one option per label, and input and editor take their
+    default. Notifications go to stderr."""
 
-    def __init__(self, conn: Any, session_id: str, cwd: str, session: AgentSession) -> None:
+    def __init__(
+        self, conn: Any, session_id: str, cwd: str, session: AgentSession, forms: bool = False
+    ) -> None:
         super().__init__()
         self._conn = conn
         self._session_id = session_id
         self._cwd = cwd
         self._session = session
+        self._forms = forms
         self._asked = 0
+
+    async def _ask_select(self, title: str, options: list[Any]) -> str | None:
+        labels = [str(o.get("label", "")) if isinstance(o, dict) else str(o) for o in options]
+        if self._forms:
+            field = schema.ElicitationStringPropertySchema(type="string", title=title, enum=labels)
+            value = await self._form(title, field)
+            if self._forms:
+                return value if value in labels else None
+        self._asked += 1
+        response = await self._conn.request_permission(
+            session_id=self._session_id,
+            tool_call=schema.ToolCallUpdate(tool_call_id=f"omp-select-{self._asked}", title=title),
+            options=[
+                schema.PermissionOption(option_id=str(i), name=label, kind="allow_once")
+                for i, label in enumerate(labels)
+            ],
+        )
+        outcome = response.outcome
+        if outcome.outcome != "selected" or not outcome.option_id.isdigit():
+            return None
+        index = int(outcome.option_id)
+        return labels[index] if index < len(labels) else None
+
+    async def _ask_input(self, title: str, placeholder: str) -> str | None:
+        if not self._forms:
+            return None
+        field = schema.ElicitationStringPropertySchema(
+            type="string", title=title, description=placeholder or None
+        )
+        return await self._form(title, field)
+
+    async def _ask_editor(self, title: str, prefill: str) -> str | None:
+        if not self._forms:
+            return None
+        field = schema.ElicitationStringPropertySchema(
+            type="string", title=title, default=prefill or None
+        )
+        return await self._form(title, field)
+
+    async def _form(self, title: str, field: Any) -> str | None:
+        """The ``value`` of a one-field form the client shows; None when declined."""
+        mode = schema.ElicitationFormSessionMode(
+            session_id=self._session_id,
+            requested_schema=schema.ElicitationSchema(
+                properties={"value": field}, required=["value"]
+            ),
+        )
+        try:
+            response = await self._conn.create_elicitation(message=title, mode=mode)
+        except Exception as exc:  # advertised but refused: ask as if it were not there
+            print(f"omp: the client refused a form ({exc}); not asking with forms", file=sys.stderr)
+            self._forms = False
+            return None
+        if getattr(response, "action", None) != "accept" or not response.content:
+            return None
+        value = response.content.get("value")
+        return None if value is None else str(value)
 
     async def _ask_confirm(self, title: str, message: str) -> bool:
         call = _ASKING.get()

@@ -29,7 +29,12 @@ MODES = [
     ),
     schema.SessionMode(id="always-ask", name="Ask", description="Ask before every tool call"),
     schema.SessionMode(id="yolo", name="Never ask", description="Run every tool call unasked"),
+    schema.SessionMode(
+        id="plan", name="Plan", description="Read-only tools; the agent writes a plan to approve"
+    ),
 ]
+PLAN = "plan"
+"""Not an approval mode: plan mode (plugins/plan-mode, on the event bus) over the current one."""
 STOP_REASONS = {"aborted": "cancelled", "length": "max_tokens"}
 SNAPSHOT_MAX_BYTES = 1 << 20
 """A file ``write`` replaces is shown as a diff against its old text up to this size."""
@@ -57,7 +62,12 @@ class AcpSession:
                 bool(fs.read_text_file),
                 bool(fs.write_text_file),
             )
-        session.attach_client(ui=AcpUI(conn, self.id, self.cwd, session), files=files)
+        elicitation = getattr(caps, "elicitation", None) if caps is not None else None
+        forms = getattr(elicitation, "form", None) is not None
+        session.attach_client(ui=AcpUI(conn, self.id, self.cwd, session, forms), files=files)
+        self.planning = False
+        self._mode_sent: asyncio.Future[Any] | None = None
+        session.context.api.events.on("plan-mode.changed", self._plan_changed)
         if caps is not None and caps.terminal and session.tool("bash") is not None:
             from omp_mode_acp.terminal import use_client_terminal
 
@@ -89,10 +99,20 @@ class AcpSession:
 
     # -- what the client sees ------------------------------------------------------
 
+    def current_mode(self) -> str:
+        return PLAN if self.planning else self.session.approval_mode
+
     def modes(self) -> schema.SessionModeState:
-        return schema.SessionModeState(
-            current_mode_id=self.session.approval_mode, available_modes=MODES
-        )
+        return schema.SessionModeState(current_mode_id=self.current_mode(), available_modes=MODES)
+
+    def _plan_changed(self, data: Any) -> None:
+        """Plan mode went on or off inside the session (``/plan``, an approved plan)."""
+        if not isinstance(data, dict) or data.get("session_id") != self.id:
+            return
+        planning = bool(data.get("enabled"))
+        if planning != self.planning:
+            self.planning = planning
+            self._mode_sent = asyncio.ensure_future(self.send(self.mode_update()))
 
     def config_options(self) -> list[Any]:
         session = self.session
@@ -128,7 +148,12 @@ class AcpSession:
     def set_mode(self, mode_id: str) -> None:
         if mode_id not in {m.id for m in MODES}:
             raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}"})
-        self.session.approval_mode = mode_id  # type: ignore[assignment]
+        if (mode_id == PLAN) != self.planning:
+            wanted = {"enabled": mode_id == PLAN, "session_id": self.id}
+            self.session.context.api.events.emit("plan-mode.set", wanted)
+            self.planning = mode_id == PLAN
+        if mode_id != PLAN:
+            self.session.approval_mode = mode_id  # type: ignore[assignment]
 
     async def set_option(self, config_id: str, value: Any) -> None:
         if config_id == "model":
@@ -254,4 +279,4 @@ class AcpSession:
             return None
 
     def mode_update(self) -> Any:
-        return update_current_mode(self.session.approval_mode)
+        return update_current_mode(self.current_mode())

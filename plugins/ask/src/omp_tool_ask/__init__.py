@@ -1,0 +1,1 @@
+"""omp's ``ask`` tool: the model asks the user questions with options."""
