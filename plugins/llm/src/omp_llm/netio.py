@@ -20,7 +20,7 @@ import select
 import socket
 import ssl
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Awaitable, Iterable
 from functools import partial
 from typing import Any
 
@@ -212,6 +212,27 @@ def _socket_readable(sock: Any) -> bool:
     return bool(poller.poll(0))
 
 
+async def _opened(
+    connecting: Awaitable[tuple[Any, Any]],
+    timeout: float | None,
+    socket_options: Iterable[Any] | None,
+) -> AsyncioStream:
+    """A connection being made, as httpcore wants it: its errors and timeout as
+    httpcore's, the socket options set."""
+    httpcore = _httpcore()
+    try:
+        async with asyncio.timeout(timeout):
+            transport, protocol = await connecting
+    except TimeoutError:
+        raise httpcore.ConnectTimeout("") from None
+    except OSError as exc:
+        raise httpcore.ConnectError(str(exc)) from exc
+    sock = transport.get_extra_info("socket")
+    for option in socket_options or ():
+        sock.setsockopt(*option)
+    return AsyncioStream(transport, protocol)
+
+
 class AsyncioBackend:
     """httpcore's ``AsyncNetworkBackend`` on asyncio (see the module's docstring)."""
 
@@ -223,18 +244,7 @@ class AsyncioBackend:
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> AsyncioStream:
-        httpcore = _httpcore()
-        try:
-            async with asyncio.timeout(timeout):
-                transport, protocol = await _connect(host, port, local_address)
-        except TimeoutError:
-            raise httpcore.ConnectTimeout("") from None
-        except OSError as exc:
-            raise httpcore.ConnectError(str(exc)) from exc
-        sock = transport.get_extra_info("socket")
-        for option in socket_options or ():
-            sock.setsockopt(*option)
-        return AsyncioStream(transport, protocol)
+        return await _opened(_connect(host, port, local_address), timeout, socket_options)
 
     async def connect_unix_socket(
         self,
@@ -242,19 +252,8 @@ class AsyncioBackend:
         timeout: float | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> AsyncioStream:
-        httpcore = _httpcore()
-        loop = asyncio.get_running_loop()
-        try:
-            async with asyncio.timeout(timeout):
-                transport, protocol = await loop.create_unix_connection(_Protocol, path)
-        except TimeoutError:
-            raise httpcore.ConnectTimeout("") from None
-        except OSError as exc:
-            raise httpcore.ConnectError(str(exc)) from exc
-        sock = transport.get_extra_info("socket")
-        for option in socket_options or ():
-            sock.setsockopt(*option)
-        return AsyncioStream(transport, protocol)
+        connecting = asyncio.get_running_loop().create_unix_connection(_Protocol, path)
+        return await _opened(connecting, timeout, socket_options)
 
     async def sleep(self, seconds: float) -> None:
         await asyncio.sleep(seconds)
