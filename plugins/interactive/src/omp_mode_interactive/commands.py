@@ -129,9 +129,18 @@ class ModeCommands:
         if not change.cancelled:
             self.app.notify("new session")
 
+    def _answering(self, command: str) -> bool:
+        """Whether an answer is streaming (then ``command`` is refused in one notice)."""
+        if not self.session.is_streaming:
+            return False
+        self.app.notify(f"{command} waits for the answer to end (Esc stops it)", "warning")
+        return True
+
     async def _resume(self, args: str) -> None:
         from omp import list_sessions, sessions_dir
 
+        if self._answering("/resume"):
+            return
         session = self.session
         if session.agent_dir is None:
             self.app.notify(f"no other saved sessions for {session.cwd}")
@@ -140,13 +149,19 @@ class ModeCommands:
             session.agent_dir, str(session.cwd), session.settings.get("sessionDir")
         )
         current = session.session_file
-        infos = [i for i in list_sessions(directory) if current is None or i.path != current]
+        infos = [
+            i
+            for i in list_sessions(directory, children=True)
+            if current is None or i.path != current
+        ]
         if not infos:
             self.app.notify(f"no other saved sessions for {self.session.cwd}")
             return
         options = [
             {
-                "label": f"{info.id[:8]}  {info.title[:60]}",
+                "label": "  " * info.depth
+                + ("↳ " if info.depth else "")
+                + f"{info.id[:8]}  {info.title[:60]}",
                 "description": f"{info.modified:%Y-%m-%d %H:%M} · {info.message_count} messages",
             }
             for info in infos[:200]
@@ -163,6 +178,8 @@ class ModeCommands:
     async def _fork(self, args: str) -> None:
         """Like pi's /fork: a new session from before an earlier prompt (its text put
         back in the editor), or from here with the whole conversation."""
+        if self._answering("/fork"):
+            return
         entries = self.session.session_view.branch_entries()
         prompts = [e for e in entries if _user_text(e) is not None][::-1]
         if not prompts:
