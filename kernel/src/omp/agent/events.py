@@ -503,6 +503,53 @@ class SessionShutdownEvent(Event):
     target_session_file: str | None = None
 
 
+# -- child sessions (subagents) ------------------------------------------------------
+
+
+class SessionInitEvent(Event):
+    """A child session (``ctx.create_child_session``) was made: ``entry`` holds the
+    fields of its ``session_init`` entry (systemPrompt, tools, resolvedModel,
+    thinkingLevel and what the spawning plugin added: task, agent, ...)."""
+
+    type: Literal["session_init"] = "session_init"
+    session_id: str
+    parent_session_id: str | None = None
+    depth: int = 0
+    entry: dict[str, Any] = Field(default_factory=dict)
+
+
+class SubagentSpawnEvent(Event):
+    """A plugin is about to start a child session for ``task`` (``ctx.subagent_spawn``);
+    ``depth`` is the child's (1 for a child of a top-level session), ``index`` its place
+    in the spawning call."""
+
+    type: Literal["subagent_spawn"] = "subagent_spawn"
+    agent: str
+    task: str
+    model: str | None = None
+    tools: list[str] | None = None
+    isolated: bool = False
+    depth: int = 1
+    parent_session_id: str
+    index: int = 0
+
+
+class SubagentProgressEvent(Event):
+    """A running child's progress (``ctx.announce``), for the parent's subscribers only;
+    ``payload`` is omp's SubagentProgressPayload (camelCase keys)."""
+
+    type: Literal["subagent_progress"] = "subagent_progress"
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+
+class SubagentLifecycleEvent(Event):
+    """A child started or ended (``ctx.announce``), for the parent's subscribers only;
+    ``payload``: id, agent, agentSource, status, sessionFile?, parentToolCallId?, index."""
+
+    type: Literal["subagent_lifecycle"] = "subagent_lifecycle"
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+
 class UserBashEvent(Event):
     """The user ran ``!command`` (``!!`` keeps it out of the model's context): a handler may
     run it instead."""
@@ -600,6 +647,17 @@ class ToolCallDecision(WireModel):
     reason: str | None = None
     input: dict[str, Any] | None = None
     ask: bool = False
+
+
+class SubagentSpawnDecision(WireModel):
+    """Returned from omp_subagent_spawn: ``block`` (with ``reason``) stops that child;
+    ``task``, ``model`` or ``tools`` given replace the event's."""
+
+    block: bool = False
+    reason: str | None = None
+    task: str | None = None
+    model: str | None = None
+    tools: list[str] | None = None
 
 
 class ToolResultPatch(WireModel):

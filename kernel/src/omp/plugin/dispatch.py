@@ -247,6 +247,8 @@ class HookDispatcher:
     ) -> Any:
         event = kwargs["event"]
         model = rule.model() or ToolCallDecision
+        if model is not ToolCallDecision:
+            return await self._first_block_rewriting(hook_name, model, impls, kwargs)
         revised: dict[str, Any] | None = None
         asker: Any = None
         for impl in impls:
@@ -270,15 +272,43 @@ class HookDispatcher:
             return None
         return model(input=revised, ask=asker is not None, reason=asker.reason if asker else None)
 
+    async def _first_block_rewriting(
+        self, hook_name: str, model: Any, impls: list[pluggy.HookImpl], kwargs: dict[str, Any]
+    ) -> Any:
+        """first_block for a decision other than a tool call's (omp_subagent_spawn): the
+        first block wins; the other fields a handler sets rewrite the event the later
+        handlers see, and come back together in one decision (None when none was set)."""
+        rewrites: dict[str, Any] = {}
+        for impl in impls:
+            try:
+                decision = validated(await self._invoke(impl, hook_name, kwargs), model)
+            except _Failed as failed:
+                return await self._fail_closed(impl, hook_name, failed.error, model)
+            except Exception as exc:
+                return await self._fail_closed(impl, hook_name, exc, model)
+            if decision is None:
+                continue
+            if decision.block:
+                return decision
+            changed = {
+                name: getattr(decision, name)
+                for name in decision.model_fields_set - {"block", "reason"}
+                if getattr(decision, name) is not None
+            }
+            if changed:
+                rewrites.update(changed)
+                kwargs = {**kwargs, "event": kwargs["event"].model_copy(update=changed)}
+        return model(**rewrites) if rewrites else None
+
     async def _fail_closed(
-        self, impl: pluggy.HookImpl, hook_name: str, exc: BaseException
-    ) -> ToolCallDecision:
+        self, impl: pluggy.HookImpl, hook_name: str, exc: BaseException, model: Any = None
+    ) -> Any:
         await self._report(impl, hook_name, exc)
         reason = (
             f"Blocked: the {impl.plugin_name} plugin failed while checking this call "
             f"({describe_error(exc)})"
         )
-        return ToolCallDecision(block=True, reason=reason)
+        return (model or ToolCallDecision)(block=True, reason=reason)
 
     async def _chain(
         self, hook_name: str, rule: HookRule, impls: list[pluggy.HookImpl], kwargs: dict[str, Any]
@@ -367,7 +397,7 @@ class HookDispatcher:
         self, impl: pluggy.HookImpl, hook_name: str, rule: HookRule, exc: BaseException
     ) -> Any:
         if rule.kind == "first_block":
-            return await self._fail_closed(impl, hook_name, exc)
+            return await self._fail_closed(impl, hook_name, exc, rule.model())
         await self._report(impl, hook_name, exc)
         return None
 

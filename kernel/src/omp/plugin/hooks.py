@@ -52,11 +52,14 @@ if TYPE_CHECKING:
         SessionCompactEvent,
         SessionCompactingEvent,
         SessionForkEvent,
+        SessionInitEvent,
         SessionShutdownEvent,
         SessionStartEvent,
         SessionStopEvent,
         SessionSwitchEvent,
         SessionTreeEvent,
+        SubagentSpawnDecision,
+        SubagentSpawnEvent,
         ThinkingLevelSelectEvent,
         ToolApprovalRequestedEvent,
         ToolApprovalResolvedEvent,
@@ -78,6 +81,8 @@ CallHook = Callable[[str, Any], Awaitable[Any]]
 
 EVENT_HOOKS = frozenset(
     {
+        "omp_session_init",
+        "omp_subagent_spawn",
         "omp_session_start",
         "omp_session_before_switch",
         "omp_session_switch",
@@ -147,6 +152,17 @@ class Hooks:
         name = "omp_" + event.type
         if name in EVENT_HOOKS:
             await self._call(name, event)
+
+    async def session_init(self, event: SessionInitEvent) -> None:
+        """A child session was made (``ctx.create_child_session``, a subagent) and its
+        ``session_init`` entry written.
+        """
+        await self._call("omp_session_init", event)
+
+    async def subagent_spawn(self, event: SubagentSpawnEvent) -> SubagentSpawnDecision | None:
+        """A plugin (the task tool) is about to start a child session."""
+        result = await self._call("omp_subagent_spawn", event)
+        return cast("SubagentSpawnDecision | None", result)
 
     async def session_start(self, event: SessionStartEvent) -> None:
         """A session is ready: loaded or created, before the first prompt."""

@@ -31,6 +31,14 @@ class Contributions:
     def owner(self, kind: str, key: str, key_of: Callable[[Any], str]) -> str | None:
         return next((p for p, item in self.items.get(kind, []) if key_of(item) == key), None)
 
+    def tool_registry(self) -> Any:
+        """A new omp.agent.tools.ToolRegistry of the plugins' tools (every session gets
+        its own: what one session registers or deactivates stays its own)."""
+        from omp.agent.tools import ToolRegistry
+
+        owners = {tool.name: plugin for plugin, tool in self.items.get("tools", [])}
+        return ToolRegistry(self.of("tools"), owners=owners, replaced=self.replaced_tools)
+
 
 def _types() -> dict[str, tuple[str, type, Callable[[Any], str]]]:
     from omp.config.schema import SettingSpec

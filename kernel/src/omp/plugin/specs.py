@@ -81,11 +81,13 @@ if TYPE_CHECKING:
         SessionCompactEvent,
         SessionCompactingEvent,
         SessionForkEvent,
+        SessionInitEvent,
         SessionShutdownEvent,
         SessionStartEvent,
         SessionStopEvent,
         SessionSwitchEvent,
         SessionTreeEvent,
+        SubagentSpawnEvent,
         ThinkingLevelSelectEvent,
         ToolApprovalRequestedEvent,
         ToolApprovalResolvedEvent,
@@ -293,6 +295,40 @@ def omp_register_provider_configs(api: OmpAPI) -> list[Any] | None:
 
 
 # -- session events -----------------------------------------------------------------
+
+
+@hookspec
+@combine("observer")
+def omp_session_init(event: SessionInitEvent, ctx: HandlerContext, api: OmpAPI) -> None:
+    """A child session was made (``ctx.create_child_session``, a subagent) and its
+    ``session_init`` entry written.
+
+    When: once per child, on the child (``ctx`` and ``api`` are the child's;
+    ``ctx.session_depth`` >= 1), before its session_start.
+    Args: ``event`` (SessionInitEvent: session_id, parent_session_id, depth, entry -
+    the entry's fields: systemPrompt, tools, resolvedModel, thinkingLevel and those
+    the spawning plugin added, such as task and agent).
+    Returns: ignored. Combination: every handler runs.
+    Raising: reported as ``extension_error``; the child goes on.
+    """
+
+
+@hookspec
+@combine("first_block", result="SubagentSpawnDecision")
+def omp_subagent_spawn(event: SubagentSpawnEvent, ctx: HandlerContext, api: OmpAPI) -> Any:
+    """A plugin (the task tool) is about to start a child session.
+
+    When: once per child, on the parent (``ctx.subagent_spawn``), before the child is
+    made.
+    Args: ``event`` (SubagentSpawnEvent: agent, task, model, tools, isolated, depth -
+    the child's -, parent_session_id, index).
+    Returns: ``{"block": True, "reason": "..."}`` to stop that child (the others of
+    the call still run), ``{"task"?, "model"?, "tools"?}`` to rewrite what it gets, or
+    None.
+    Combination: the first block wins and later handlers are skipped; each handler
+    sees the event as rewritten so far.
+    Raising: fail-closed - the child is blocked with the error as the reason.
+    """
 
 
 @hookspec

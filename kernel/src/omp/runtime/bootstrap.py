@@ -7,7 +7,7 @@ the plugins and what they registered, ``open_session`` the session to drive.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -193,7 +193,9 @@ def _select_model(
     settings = runtime.settings.data
     require_providers(runtime)
     api_key = options.flags.get("api-key")
-    pattern = options.model or None
+    # A role (``@smol``) is its pattern; an unset role falls back to the default model.
+    pattern = models.expand_role(options.model) if options.model else None
+    unset_role = [f"model role {options.model} is not set"] if options.model and not pattern else []
     if options.provider:
         from omp.runtime.scoped_models import within_provider
 
@@ -230,7 +232,7 @@ def _select_model(
             error = UsageError if any(w is provider for _, w in requested) else OmpError
             raise error(f"model {model.key} cannot be used: {reason}")
         return model, thinking, []
-    notices: list[str] = []
+    notices: list[str] = unset_role
     for label, candidate in (
         ("this session's model", session_model),
         ("the defaultModel setting", runtime.settings.get("defaultModel")),
@@ -256,9 +258,10 @@ def _instead(notices: list[str], model: Any) -> list[str]:
     return [f"{n}; using {model.key} instead" for n in notices]
 
 
-def model_registry(runtime: Runtime) -> ModelRegistry:
+def model_registry(runtime: Runtime, flags: Mapping[str, Any] | None = None) -> ModelRegistry:
     """Every installed provider, plus the user's custom ones that cannot be served (what
-    ``omp models`` lists)."""
+    ``omp models`` lists); model roles from the settings and the run's ``flags``."""
+    from omp.agent.model_roles import run_roles
     from omp.agent.providers import ModelRegistry
 
     providers = runtime.contributions.of("providers")
@@ -267,7 +270,8 @@ def model_registry(runtime: Runtime) -> ModelRegistry:
         for source in provider_configs(runtime)
         for provider in source.unserved(runtime.agent_dir, list(providers))
     ]
-    return ModelRegistry([*providers, *unserved])
+    roles = run_roles(runtime.settings.get("modelRoles"), flags or {})
+    return ModelRegistry([*providers, *unserved], roles=roles)
 
 
 def provider_configs(runtime: Runtime) -> list[ProviderConfigSource]:
@@ -342,21 +346,14 @@ def is_session_path(raw: str | os.PathLike[str]) -> bool:
 
 
 def _tool_registry(runtime: Runtime, options: SessionOptions) -> Any:
-    from omp.agent.tools import ToolRegistry
-
-    owners = {t.name: p for p, t in runtime.contributions.items.get("tools", [])}
-    tools = ToolRegistry(
-        runtime.contributions.of("tools"),
-        owners=owners,
-        replaced=runtime.contributions.replaced_tools,
-    )
+    tools = runtime.contributions.tool_registry()
     if options.no_tools:
         tools.set_active([])
     elif options.tools is not None:
         tools.set_active(options.tools)
     elif options.no_builtin_tools:
         shipped = builtin_plugins(runtime)
-        tools.set_active(n for n in tools.active_names() if owners.get(n) not in shipped)
+        tools.set_active(n for n in tools.active_names() if tools.owner(n) not in shipped)
     if options.offline:
         tools.set_active(t.name for t in tools.active() if not t.network)
     return tools
@@ -422,7 +419,7 @@ def open_session(
 
     contributions = runtime.contributions
     runtime.api._set_flags(options.flags)
-    models = model_registry(runtime)
+    models = model_registry(runtime, options.flags)
     tools = _tool_registry(runtime, options)
     scoped = scoped_models(runtime, models, options)
     session_file = _open_session_file(runtime, options)
@@ -475,6 +472,7 @@ def open_session(
     )
     session.startup_notices.extend(notices)
     session.scoped_models = scoped
+    session.runtime = runtime
     if thinking != (state.thinking_level or "off"):
         session_file.append_thinking_level_change(thinking)
     return session

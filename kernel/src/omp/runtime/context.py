@@ -6,10 +6,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import os
+    from collections.abc import Mapping, Sequence
+
+    from omp.agent.events import Event, SubagentSpawnDecision, SubagentSpawnEvent
     from omp.agent.providers import Model, ModelRegistry
+    from omp.agent.tools import Tool
     from omp.base.files import FileAccess
     from omp.config.settings import Settings
     from omp.runtime.api import OmpAPI
+    from omp.runtime.sdk_session import AgentSession as PublicSession
     from omp.runtime.session import AgentSession
     from omp.runtime.ui import UI
     from omp.session.artifacts import ArtifactStore, FileLedger
@@ -39,6 +45,73 @@ class HandlerContext:
     @property
     def cwd(self) -> str:
         return self._session.cwd
+
+    @property
+    def session_id(self) -> str:
+        return self._session.session_id
+
+    @property
+    def parent_session_id(self) -> str | None:
+        """The id of the session that made this one (``create_child_session``), else None."""
+        return self._session.parent_session_id
+
+    @property
+    def session_depth(self) -> int:
+        """0 in a top-level session, 1 in its child sessions, 2 in theirs..."""
+        return self._session.session_depth
+
+    async def create_child_session(
+        self,
+        *,
+        name: str,
+        system_prompt: str | None = None,
+        append_system_prompt: str | None = None,
+        tools: Sequence[str] | None = None,
+        extra_tools: Sequence[Tool] = (),
+        model: str | None = None,
+        thinking_level: str | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        session_init: Mapping[str, Any] | None = None,
+    ) -> PublicSession:
+        """A child session (a subagent) of this one, started, in this process with the
+        same plugins and no UI; prompt it, then ``dispose()`` it. Its file is
+        ``<this session's file without .jsonl>/<name>.jsonl`` (in memory when this
+        session is). ``tools`` (each active here; None: all of these) and
+        ``extra_tools`` (registered for it alone) are its active tools; the system
+        prompt is replaced or appended to as ``--system-prompt`` and
+        ``--append-system-prompt`` do; ``model`` (a pattern, ``:level`` suffix allowed),
+        ``thinking_level`` and ``cwd`` default to this session's. ``session_init``
+        fields go into its ``session_init`` entry (with systemPrompt, tools,
+        resolvedModel, thinkingLevel) and omp_session_init event. OmpError for a tool
+        not active here, an unknown model or a name taken."""
+        from omp.runtime.sdk_child import create_child_session
+        from omp.runtime.sdk_session import AgentSession as PublicSession
+
+        child = await create_child_session(
+            self._session,
+            name=name,
+            system_prompt=system_prompt,
+            append_system_prompt=append_system_prompt,
+            tools=tools,
+            extra_tools=extra_tools,
+            model=model,
+            thinking_level=thinking_level,
+            cwd=cwd,
+            session_init=session_init,
+        )
+        return PublicSession(child)
+
+    async def subagent_spawn(self, event: SubagentSpawnEvent) -> SubagentSpawnDecision | None:
+        """Ask the plugins whether a child session may start (omp_subagent_spawn): None
+        lets it start as it is; a decision with ``block`` stops it (``reason`` says
+        why), else its ``task``, ``model`` and ``tools`` that are not None replace the
+        event's."""
+        return await self._session.hooks.subagent_spawn(event)
+
+    async def announce(self, event: Event) -> None:
+        """Hand ``event`` (a SubagentProgressEvent, say) to this session's subscribers -
+        the run mode - without running hooks or writing it to the session."""
+        await self._session._notify(event)
 
     @property
     def session(self) -> SessionView:

@@ -87,6 +87,16 @@ class AgentSession(ClientMembers, SessionControls):
         return self._session.session_file.session_id
 
     @property
+    def parent_session_id(self) -> str | None:
+        """The id of the session that made this one (a child session's), else None."""
+        return self._session.parent_session_id
+
+    @property
+    def session_depth(self) -> int:
+        """0 for a top-level session, 1 for its child sessions, 2 for theirs..."""
+        return self._session.session_depth
+
+    @property
     def session_file(self) -> Path | None:
         """The session's JSONL file; None for an in-memory session."""
         return self._session.session_file.path
@@ -155,14 +165,17 @@ class AgentSession(ClientMembers, SessionControls):
         images: Sequence[ImageContent] | None = None,
         *,
         streaming_behavior: Literal["steer", "followUp"] | None = None,
-        source: Literal["interactive", "rpc"] = "interactive",
+        source: Literal["interactive", "rpc", "extension"] = "interactive",
+        literal: bool = False,
     ) -> AssistantMessage | None:
         """Run ``text`` to the end (plugins' input hooks, slash commands, every turn);
         the last answer (None when nothing was asked of the model: a slash command, an
         input hook that handled it). An answer that failed has ``stop_reason``
         ``"error"`` or ``"aborted"``. While a prompt runs, ``streaming_behavior`` says
         how to queue this one (else it is an error). ``source`` is what input hooks see
-        (``"rpc"``: a protocol client sent it)."""
+        (``"rpc"``: a protocol client sent it; ``"extension"``: a plugin, say to a child
+        session). ``literal`` text goes to the model as it is, never run as a slash
+        command or a ``!``/``$`` user command."""
         from omp.runtime.prompting import run_prompts
 
         session = self._live()
@@ -177,7 +190,7 @@ class AgentSession(ClientMembers, SessionControls):
         self._busy += 1
         try:
             answer: AssistantMessage | None = await run_prompts(
-                session, [text], list(images) if images else None, source
+                session, [text], list(images) if images else None, source, literal=literal
             )
         finally:
             self._busy -= 1

@@ -80,9 +80,11 @@ class AgentSession:
         renderers: dict[tuple[str, str], Any] | None = None,
         restored: Any = None,
         shortcuts: dict[str, Any] | None = None,
+        child: bool = False,
     ) -> None:
         """``restored`` is the session file's context when the caller already built it
-        (rebuilding re-validates every message of a long session)."""
+        (rebuilding re-validates every message of a long session). A ``child`` session
+        (omp.runtime.sdk_child) leaves the runtime's api bound to its parent."""
         from omp.runtime.ui import NullUI
 
         shared_api = api or OmpAPI()
@@ -111,6 +113,9 @@ class AgentSession:
         """This session's actions; the runtime's api (handed to registration hooks)
         follows the most recent session."""
         self.plugin_state: dict[str, Any] = {}
+        self.runtime: Any = None
+        """The omp.runtime.bootstrap.Runtime it was opened from (open_session sets it),
+        which child sessions reuse; None for a session built another way."""
         self.resources = no_resources(cwd)
         """What resources_discover found (omp.runtime.resources)."""
         self.subscribers: list[Subscriber] = []
@@ -175,7 +180,8 @@ class AgentSession:
         self.agent.messages = list(restored.messages)
         self._restored_model = restored.model
         self._restored_thinking = restored.thinking_level
-        shared_api._bind(self)
+        if not child:
+            shared_api._bind(self)
         self.api._set_flags(flags)
 
     @property
@@ -187,6 +193,22 @@ class AgentSession:
         """Every file this session writes (new, resumed, forked) hides its secrets."""
         file.secrets = self.secrets
         self._session_file = file
+
+    @property
+    def session_id(self) -> str:
+        return self.session_file.session_id
+
+    @property
+    def parent_session_id(self) -> str | None:
+        """The id of the session that made this one (a subagent's parent), else None."""
+        parent = self.session_file.header.get("parentSessionId")
+        return parent if isinstance(parent, str) else None
+
+    @property
+    def session_depth(self) -> int:
+        """0 for a top-level session, 1 for its child sessions, 2 for theirs..."""
+        depth = self.session_file.header.get("taskDepth", 0)
+        return depth if isinstance(depth, int) and depth > 0 else 0
 
     # -- events -----------------------------------------------------------------------
 
@@ -459,27 +481,11 @@ class AgentSession:
         return outcome.result
 
     def usage_totals(self) -> dict[str, Any]:
-        """Tokens and dollars of every model response in the conversation; ``unpriced``
-        counts responses from models without a price entry (their cost is unknown)."""
-        totals: dict[str, Any] = {
-            "requests": 0,
-            "input": 0,
-            "output": 0,
-            "cache_read": 0,
-            "cache_write": 0,
-            "cost": 0.0,
-            "unpriced": 0,
-        }
-        for message in self.agent.messages:
-            usage = getattr(message, "usage", None)
-            if getattr(message, "role", "") != "assistant" or usage is None:
-                continue
-            totals["requests"] += 1
-            for key in ("input", "output", "cache_read", "cache_write"):
-                totals[key] += getattr(usage, key)
-            totals["cost"] += usage.cost.total
-            totals["unpriced"] += 1 if usage.unpriced else 0
-        return totals
+        """Tokens and dollars of every model response in the conversation, and of the
+        subagents its tool results report (omp.agent.usage)."""
+        from omp.agent.usage import usage_totals
+
+        return usage_totals(self.agent.messages)
 
     def context_usage(self) -> dict[str, Any] | None:
         model = self.agent.model

@@ -286,8 +286,11 @@ class SessionFile:
         parent_session: str | None = None,
         *,
         session_id: str | None = None,
+        parent_session_id: str | None = None,
+        task_depth: int = 0,
     ) -> SessionFile:
-        """A new session; ``path=None`` keeps it in memory for good."""
+        """A new session; ``path=None`` keeps it in memory for good. A child session
+        (a subagent's) names its parent's id and its depth below the top session."""
         header: dict[str, Any] = {
             "type": "session",
             "version": CURRENT_VERSION,
@@ -297,6 +300,10 @@ class SessionFile:
         }
         if parent_session:
             header["parentSession"] = parent_session
+        if parent_session_id:
+            header["parentSessionId"] = parent_session_id
+        if task_depth:
+            header["taskDepth"] = task_depth
         return cls(Path(path) if path is not None else None, header, persisted=False)
 
     @classmethod
@@ -665,6 +672,11 @@ class SessionFile:
         }
         fields.update({k: v for k, v in optional.items() if v is not None})
         return self._append("compaction", fields)
+
+    def append_session_init(self, fields: dict[str, Any]) -> dict[str, Any]:
+        """A child session's contract (omp's ``session_init``: systemPrompt, task, tools,
+        ...), written first; never part of the model's context."""
+        return self._append("session_init", fields)
 
     def append_session_info(self, name: str) -> dict[str, Any]:
         """Name the session (pi's ``session_info``): listings show it as the title."""
