@@ -22,7 +22,7 @@ ISSUE_WORDS = [
     "update", "commit", "stats", "grep", "setup", "agents", "completions", "install", "read",
     "share", "shell", "token", "usage", "worktree", "gc", "list", "remove", "uninstall",
 ]  # fmt: skip
-BUILT_HERE = {"acp", "models", "config", "plugin", "plugins", "sessions", "mcp", "batch"}
+BUILT_HERE = {"acp", "agents", "models", "config", "plugin", "plugins", "sessions", "mcp", "batch"}
 
 
 def test_every_omp_and_pi_word_is_reserved_or_built():

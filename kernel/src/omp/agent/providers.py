@@ -10,7 +10,7 @@ events and the partial message they carry, so a provider only reports what arriv
 from __future__ import annotations
 
 import difflib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -241,8 +241,10 @@ class AssistantStream:
 class ModelRegistry:
     """Every provider's models, keyed provider/id."""
 
-    def __init__(self, providers: list[Provider]) -> None:
+    def __init__(self, providers: list[Provider], roles: Mapping[str, str] | None = None) -> None:
         self.providers = {p.name: p for p in providers}
+        self.roles: dict[str, str] = dict(roles or {})
+        """Model role -> pattern for this run (``omp.agent.model_roles``)."""
 
     @property
     def models(self) -> list[Model]:
@@ -260,9 +262,44 @@ class ModelRegistry:
     def find(self, key: str) -> Model | None:
         return next((m for m in self.models if m.key == key), None)
 
+    def expand_role(self, selector: str) -> str | None:
+        """The model pattern ``selector`` stands for: itself when it names no role
+        (``omp.agent.model_roles``); the role's pattern when the role is set (a
+        ``:level`` suffix on the selector kept); None when the role is not set, so the
+        caller uses its default model (the session's, for a subagent)."""
+        from omp.agent.model_roles import role_named
+        from omp.base.thinking import split_thinking
+
+        seen: set[str] = set()
+        pattern, level = split_thinking(selector)
+        while (role := role_named(pattern, self.roles)) is not None:
+            if role in seen or role not in self.roles:
+                return None
+            seen.add(role)
+            pattern, own_level = split_thinking(self.roles[role])
+            level = level or own_level
+        if not seen:
+            return selector
+        return f"{pattern}:{level}" if level else pattern
+
     def resolve(self, pattern: str) -> Model:
-        """provider/id exactly, then a unique id, then a unique fuzzy match. Otherwise the
-        error suggests models, those the user configured or can use now first."""
+        """provider/id exactly, then a unique id, then a unique fuzzy match; a role
+        (``@smol``) is its pattern (``expand_role``; a thinking suffix dropped), and an
+        error when the role is not set. Otherwise the error suggests models, those the
+        user configured or can use now first."""
+        from omp.agent.model_roles import role_named
+
+        expanded = self.expand_role(pattern)
+        if expanded is None:
+            role = role_named(pattern, self.roles)
+            raise UsageError(
+                f"model role {role!r} is not set; set modelRoles.{role} in the settings"
+                + (f" (or --{role} for this run)" if role in ("smol", "slow") else "")
+            )
+        if expanded != pattern:
+            from omp.base.thinking import split_thinking
+
+            pattern = split_thinking(expanded)[0]
         exact = self.find(pattern)
         if exact:
             return exact

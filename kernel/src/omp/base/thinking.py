@@ -16,6 +16,14 @@ ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
 THINKING_LEVELS: tuple[ThinkingLevel, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
 
 
+def split_thinking(pattern: str) -> tuple[str, str | None]:
+    """``provider/model:level`` -> (``provider/model``, ``level``); no level: None."""
+    head, sep, tail = pattern.rpartition(":")
+    if sep and tail in THINKING_LEVELS:
+        return head, tail
+    return pattern, None
+
+
 def thinking_levels(model: Model | None) -> tuple[str, ...]:
     """The levels ``model`` offers, in order: only ``off`` for a model that does not
     think; otherwise every level but those its ``thinkingLevelMap`` maps to null, and

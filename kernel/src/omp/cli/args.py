@@ -25,6 +25,18 @@ BUILTIN_FLAGS: list[Flag] = [
         "string",
         metavar="PATTERN",
     ),
+    Flag(
+        "smol",
+        "Model of the smol role for this run (agents with model @smol; also PI_SMOL_MODEL)",
+        "string",
+        metavar="PATTERN",
+    ),
+    Flag(
+        "slow",
+        "Model of the slow role for this run (agents with model @slow; also PI_SLOW_MODEL)",
+        "string",
+        metavar="PATTERN",
+    ),
     Flag("api-key", "API key for the provider of --model (never stored)", "string", metavar="KEY"),
     Flag(
         "thinking",
@@ -130,6 +142,7 @@ FAMILIES = {
     "sessions": "list and search sessions",
     "acp": "serve the Agent Client Protocol to editors",
     "models": "list the models of the installed providers",
+    "agents": "list the agents the task tool can spawn",
 }
 """Command families that plugins provide (``omp_register_subcommands``). The words are
 reserved: without the plugin, ``omp plugin add x`` says the command is not installed

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 
 _MISSING = {
     # omp's subcommands (packages/coding-agent/src/cli-commands.ts) this project lacks
-    "agents": "omp's command for bundled task agents",
     "join": "omp's command to join a shared collab session",
     "share": "omp's command for an encrypted share link of a session",
     "read": "omp's command to show what the read tool returns",

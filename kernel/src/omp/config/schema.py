@@ -87,6 +87,15 @@ _ENTRIES = [
         nullable=True,
     ),
     _s(
+        "modelRoles",
+        "map",
+        {},
+        "model pattern per role (smol, slow, plan, ...): what @role, pi/role or a bare "
+        "role name as a model means; --smol/--slow and PI_SMOL_MODEL/PI_SLOW_MODEL/"
+        "PI_PLAN_MODEL set one for a run",
+        items="string",
+    ),
+    _s(
         "enabledModels",
         "array",
         None,

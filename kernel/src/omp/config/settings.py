@@ -33,6 +33,9 @@ Variable                        Setting
 ``OMP_STEERING_MODE``           ``steeringMode``
 ``OMP_FOLLOW_UP_MODE``          ``followUpMode``
 ``OMP_INTERRUPT_MODE``          ``interruptMode``
+``PI_SMOL_MODEL``               ``modelRoles.smol`` (``--smol`` wins over it)
+``PI_SLOW_MODEL``               ``modelRoles.slow`` (``--slow`` wins over it)
+``PI_PLAN_MODEL``               ``modelRoles.plan``
 ==============================  =========================================================
 
 The specific variables apply on top of ``OMP_SETTINGS``.
@@ -90,6 +93,9 @@ ENV_SETTINGS: tuple[tuple[str, str, bool], ...] = (
     ("OMP_STEERING_MODE", "steeringMode", False),
     ("OMP_FOLLOW_UP_MODE", "followUpMode", False),
     ("OMP_INTERRUPT_MODE", "interruptMode", False),
+    ("PI_SMOL_MODEL", "modelRoles.smol", False),
+    ("PI_SLOW_MODEL", "modelRoles.slow", False),
+    ("PI_PLAN_MODEL", "modelRoles.plan", False),
 )
 ENV_SETTINGS_JSON = "OMP_SETTINGS"
 
@@ -382,10 +388,13 @@ def _env_layers(env: Mapping[str, str]) -> list[tuple[str, dict[str, Any]]]:
         value = env.get(name)
         if not value:
             continue
+        parts = key.split(".")
         if is_list:
-            layers.append((name, {key: [v.strip() for v in value.split(",") if v.strip()]}))
+            layers.append(
+                (name, _nested(parts, [v.strip() for v in value.split(",") if v.strip()]))
+            )
         else:
-            layers.append((name, {key: value}))
+            layers.append((name, _nested(parts, value)))
     return layers
 
 

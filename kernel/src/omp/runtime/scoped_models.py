@@ -7,7 +7,7 @@ import fnmatch
 from typing import Any
 
 from omp.base.errors import UsageError
-from omp.base.thinking import THINKING_LEVELS
+from omp.base.thinking import split_thinking as split_thinking
 
 GLOB_CHARACTERS = set("*?[")
 
@@ -21,7 +21,7 @@ def within_provider(models: Any, name: str) -> Any:
     if provider is None:
         installed = ", ".join(sorted(models.providers)) or "none"
         raise UsageError(f"--provider {name}: no such provider; installed: {installed}")
-    return ModelRegistry([provider])
+    return ModelRegistry([provider], roles=models.roles)
 
 
 def resolve_scoped(models: Any, patterns: list[str], source: str = "--models") -> list[Any]:
@@ -59,11 +59,3 @@ def split_patterns(value: Any) -> list[str]:
         return []
     items = value.split(",") if isinstance(value, str) else list(value)
     return [str(item).strip() for item in items if str(item).strip()]
-
-
-def split_thinking(pattern: str) -> tuple[str, str | None]:
-    """``provider/model:level`` -> (``provider/model``, ``level``); no level: None."""
-    head, sep, tail = pattern.rpartition(":")
-    if sep and tail in THINKING_LEVELS:
-        return head, tail
-    return pattern, None

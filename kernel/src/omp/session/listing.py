@@ -41,6 +41,9 @@ class SessionInfo:
     message_count: int = 0
     name: str | None = None
     parent_session: str | None = None
+    parent_session_id: str | None = None
+    depth: int = 0
+    """How deep under a listed session this child session is (0: a top-level one)."""
 
     @property
     def title(self) -> str:
@@ -60,6 +63,8 @@ class SessionInfo:
             "modified": self.modified.isoformat().replace("+00:00", "Z"),
             "messageCount": self.message_count,
             "parentSession": self.parent_session,
+            "parentSessionId": self.parent_session_id,
+            "depth": self.depth,
         }
 
     def matches(self, search: str) -> bool:
@@ -275,6 +280,7 @@ def _info(path: Path, stat: os.stat_result, scan: _Scan) -> SessionInfo | None:
     if header is None or not isinstance(header.get("id"), str):
         return None
     parent = header.get("parentSession")
+    parent_id = header.get("parentSessionId")
     return SessionInfo(
         path=path,
         id=header["id"],
@@ -285,6 +291,7 @@ def _info(path: Path, stat: os.stat_result, scan: _Scan) -> SessionInfo | None:
         message_count=scan.count,
         name=scan.name(),
         parent_session=parent if isinstance(parent, str) else None,
+        parent_session_id=parent_id if isinstance(parent_id, str) else None,
     )
 
 
@@ -301,10 +308,18 @@ def session_files(directory: Path) -> list[Path]:
     return [Path(path) for _, path in found]
 
 
-def list_sessions(directory: Path, search: str | None = None) -> list[SessionInfo]:
+def list_sessions(
+    directory: Path, search: str | None = None, *, children: bool = False
+) -> list[SessionInfo]:
     """The sessions in a directory, newest first, optionally only those matching
     ``search``; files without a session header are left out. What each file held is
-    remembered in the directory's index (omp.session.index)."""
+    remembered in the directory's index (omp.session.index).
+
+    With ``children`` each session is followed by its child sessions (the subagents'
+    files, ``<session file without .jsonl>/<name>.jsonl``, and theirs), in name order,
+    ``depth`` saying how deep; ``search`` then keeps a session whose child matches."""
+    if children:
+        return _with_children(directory, search, 0)
     from omp.session import index as session_index
 
     index = session_index.load(directory)
@@ -322,6 +337,22 @@ def list_sessions(directory: Path, search: str | None = None) -> list[SessionInf
         infos = [info for info in infos if info.matches(search)]
     infos.sort(key=lambda info: info.modified, reverse=True)
     return infos
+
+
+def _with_children(directory: Path, search: str | None, depth: int) -> list[SessionInfo]:
+    infos = list_sessions(directory) if depth == 0 else _by_name(list_sessions(directory))
+    found: list[SessionInfo] = []
+    for info in infos:
+        info.depth = depth
+        folder = info.path.with_suffix("")
+        below = _with_children(folder, search, depth + 1) if folder.is_dir() else []
+        if not search or not search.strip() or below or info.matches(search):
+            found += [info, *below]
+    return found
+
+
+def _by_name(infos: list[SessionInfo]) -> list[SessionInfo]:
+    return sorted(infos, key=lambda info: info.path.name)
 
 
 def list_all_sessions(root: Path, search: str | None = None) -> list[SessionInfo]:

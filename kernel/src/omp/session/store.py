@@ -109,24 +109,25 @@ def most_recent(directory: Path) -> Path | None:
     return None
 
 
+def _child_files(path: Path) -> list[Path]:
+    """The child sessions' files of the session at ``path`` (subagents:
+    ``<session file without .jsonl>/<name>.jsonl``), and theirs, in name order."""
+    below = _session_files(path.with_suffix(""))
+    return [p for child in below for p in (child, *_child_files(child))]
+
+
 def find_session(directory: Path, prefix: str) -> Path:
     """The one session whose id, file name or id-after-timestamp starts with ``prefix``
-    (case-insensitive); an exact match wins over prefix matches."""
+    (case-insensitive); an exact match wins over prefix matches. The directory's own
+    sessions come first; only when none matches are their child sessions (subagents')
+    looked at."""
     needle = prefix.strip().lower()
     if not needle:
         raise UsageError("no session id given")
-    exact: list[Path] = []
-    partial: list[Path] = []
-    for path in _session_files(directory):
-        stem = path.stem.lower()
-        header = _header(_read_prefix(path)) or {}
-        keys = {path.name.lower(), stem, stem.partition("_")[2], str(header.get("id", "")).lower()}
-        keys.discard("")
-        if needle in keys:
-            exact.append(path)
-        elif any(key.startswith(needle) for key in keys):
-            partial.append(path)
-    matches = exact or partial
+    top = _session_files(directory)
+    matches = _matching(top, needle) or _matching(
+        [p for path in top for p in _child_files(path)], needle
+    )
     if len(matches) == 1:
         return matches[0]
     if not matches:
@@ -136,6 +137,22 @@ def find_session(directory: Path, prefix: str) -> Path:
     raise UsageError(
         f"session '{prefix}' is ambiguous: {len(matches)} sessions match: {names}{more}"
     )
+
+
+def _matching(files: list[Path], needle: str) -> list[Path]:
+    """The files ``needle`` names exactly (those win), else by prefix."""
+    exact: list[Path] = []
+    partial: list[Path] = []
+    for path in files:
+        stem = path.stem.lower()
+        header = _header(_read_prefix(path)) or {}
+        keys = {path.name.lower(), stem, stem.partition("_")[2], str(header.get("id", "")).lower()}
+        keys.discard("")
+        if needle in keys:
+            exact.append(path)
+        elif any(key.startswith(needle) for key in keys):
+            partial.append(path)
+    return exact or partial
 
 
 def list_sessions(directory: Path) -> list[SessionInfo]:

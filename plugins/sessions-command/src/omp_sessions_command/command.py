@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from omp import SubcommandContext
 
 USAGE = """\
-usage: omp sessions [SEARCH] [--all] [--json]      this directory's sessions, newest first
+usage: omp sessions [SEARCH] [--all] [--json]      this directory's sessions, newest first,
+                                                   each with its subagents' sessions under it
        omp sessions export [ID|PATH] FILE [--force]
                                                    write a session as HTML (or .md: Markdown)
        omp sessions export --session ID|PATH [FILE] [--force]
@@ -53,7 +54,7 @@ def _list(search: str, ctx: SubcommandContext, everywhere: bool, as_json: bool) 
     if everywhere:
         infos = list_all_sessions(ctx.agent_dir / "sessions", search)
     else:
-        infos = list_sessions(ctx.sessions_dir, search)
+        infos = list_sessions(ctx.sessions_dir, search, children=True)
     if as_json:
         for info in infos:
             print(json.dumps(info.to_json(), ensure_ascii=False))
@@ -69,11 +70,15 @@ def _list(search: str, ctx: SubcommandContext, everywhere: bool, as_json: bool) 
 
 
 def format_row(info: Any, show_cwd: bool = False) -> str:
-    """One session on one line: id prefix, modified, messages, (cwd,) title."""
+    """One session on one line: id prefix, modified, messages, (cwd,) title; a child
+    session (a subagent's) indented under its parent, named by its file."""
     modified = info.modified.astimezone().strftime("%Y-%m-%d %H:%M")
     count = f"{info.message_count} msg" + ("" if info.message_count == 1 else "s")
     where = f"  {info.cwd}" if show_cwd else ""
-    return f"{info.id[:8]}  {modified}  {count:>8}{where}  {info.title}"
+    depth = info.depth
+    indent = "  " * depth + "↳ " if depth else ""
+    title = f"{info.path.stem}: {info.title}" if depth else info.title
+    return f"{indent}{info.id[:8]}  {modified}  {count:>8}{where}  {title}"
 
 
 def _export(args: list[str], ctx: SubcommandContext) -> int:

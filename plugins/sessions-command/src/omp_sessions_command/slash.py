@@ -215,7 +215,7 @@ async def resume(args: str, ctx: Any) -> None:
     wanted = args.strip()
     directory = _sessions_dir(ctx)
     if not wanted:
-        infos = list_sessions(directory)
+        infos = list_sessions(directory, children=True)
         if not infos:
             ctx.ui.notify(f"no saved sessions for {ctx.cwd}")
             return
