@@ -28,6 +28,28 @@ TIMEOUT = 20.0
 
 SCRIPT = [
     {"when": "SUMMARIZE_ME", "text": "Summary: the user said hello.", "repeat": True},
+    {"after_tool": "task", "text": "children done", "repeat": True},
+    {
+        "when": "CHILD-WORK",
+        "tool_calls": [{"name": "yield", "arguments": {"data": "ok"}}],
+        "repeat": True,
+    },
+    {
+        "when": "SUBAGENTS",
+        "tool_calls": [
+            {
+                "name": "task",
+                "arguments": {
+                    "context": "shared",
+                    "tasks": [
+                        {"name": "One", "task": "CHILD-WORK one"},
+                        {"name": "Two", "task": "CHILD-WORK two"},
+                    ],
+                },
+            }
+        ],
+        "repeat": True,
+    },
     {"after_tool": "big", "text": "big done", "repeat": True},
     {"after_tool": "slow", "text": "slow done", "repeat": True},
     {"after_tool": "ask", "text": "asked", "repeat": True},

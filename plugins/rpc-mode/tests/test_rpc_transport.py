@@ -62,7 +62,7 @@ def test_response_echoes_the_id_and_errors_have_omp_shape(rpc):
 
 
 def test_missing_feature_answers_success_false_naming_it(rpc):
-    for kind in ("set_host_uri_schemes", "get_subagents", "handoff", "login"):
+    for kind in ("set_host_uri_schemes", "get_subagent_messages", "handoff", "login"):
         answer = rpc.request(kind)
         assert answer["success"] is False, answer
         assert "not supported" in answer["error"], answer

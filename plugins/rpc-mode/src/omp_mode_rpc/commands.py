@@ -101,9 +101,11 @@ async def abort_and_prompt(server: RpcServer, frame: dict[str, Any]) -> Any:
 
 
 def _changed(server: RpcServer, data: dict[str, Any]) -> dict[str, Any]:
-    """As omp: a session change that went ahead announces the commands again."""
+    """As omp: a session change that went ahead announces the commands again, and
+    forgets the subagents of the session it left."""
     if not data["cancelled"]:
         server.announce_commands()
+        server.subagents.clear()
     return data
 
 
@@ -257,6 +259,16 @@ async def negotiate_protocol(server: RpcServer, frame: dict[str, Any]) -> Any:
     return {"protocolVersion": 2}
 
 
+async def set_subagent_subscription(server: RpcServer, frame: dict[str, Any]) -> Any:
+    """Which subagent frames the client gets: ``off`` (the default), ``progress`` or
+    ``events`` (see subagents.py)."""
+    return server.subagents.set_level(frame.get("level"))
+
+
+async def get_subagents(server: RpcServer, frame: dict[str, Any]) -> Any:
+    return {"subagents": server.subagents.snapshots()}
+
+
 def _missing(feature: str) -> Handler:
     async def handler(server: RpcServer, frame: dict[str, Any]) -> Any:
         raise RpcError(f"{frame['type']} is not supported: {feature}", "unsupported")
@@ -290,15 +302,15 @@ COMMANDS: dict[str, Handler] = {
         "set_todos",
         "set_host_tools",
         "negotiate_protocol",
+        "set_subagent_subscription",
+        "get_subagents",
     ]
 }
 COMMANDS.update(TUNING)
 COMMANDS.update(
     {
         "set_host_uri_schemes": _missing("this project has no host URI schemes"),
-        "set_subagent_subscription": _missing("this project has no subagents"),
-        "get_subagents": _missing("this project has no subagents"),
-        "get_subagent_messages": _missing("this project has no subagents"),
+        "get_subagent_messages": _missing("subagent transcripts are read with history://<id>"),
         "handoff": _missing("this project has no handoff"),
         "get_login_providers": _missing(
             "this project has no OAuth login (keys come from the environment)"

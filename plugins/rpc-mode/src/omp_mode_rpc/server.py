@@ -26,6 +26,8 @@ from omp_mode_rpc.host_tools import HostTools
 from omp_mode_rpc.input import OversizedLine, input_lines
 from omp_mode_rpc.slash import available_commands
 from omp_mode_rpc.state import RpcError, one_line
+from omp_mode_rpc.subagents import KINDS as SUBAGENT_FRAMES
+from omp_mode_rpc.subagents import SubagentFrames
 from omp_mode_rpc.ui import RpcUI
 
 if TYPE_CHECKING:
@@ -58,6 +60,7 @@ class RpcServer:
         self.compacting = False
         self.retrying = False
         self.host_tools = HostTools(session.context.api, self.send)
+        self.subagents = SubagentFrames(self.send)
         self._agent_starts = 0
         self._aborts = 0
         """Bumped by every abort: a prompt accepted before one never runs its turn."""
@@ -116,6 +119,9 @@ class RpcServer:
                 return
         frame = event.model_dump(mode="json", exclude_none=True)
         kind = frame.get("type")
+        if kind in SUBAGENT_FRAMES:  # gated by the client's subscription
+            self.subagents.on_frame(frame)
+            return
         if kind == "agent_start":
             self._agent_starts += 1
             if self._running_prompt is not None and self._running_prompt != self._aborts:
