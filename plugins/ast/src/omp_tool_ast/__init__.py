@@ -1,0 +1,1 @@
+"""omp-tool-ast: the ast_grep and ast_edit tools."""
