@@ -1,0 +1,1 @@
+"""omp-tool-debug: the ``debug`` tool over the Debug Adapter Protocol."""
