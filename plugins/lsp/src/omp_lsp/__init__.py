@@ -1,0 +1,1 @@
+"""omp-lsp: language servers for omp (client, diagnostics after write/edit)."""
