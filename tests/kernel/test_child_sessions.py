@@ -130,7 +130,7 @@ def _lines(path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def test_a_child_answers_and_its_file_lies_beside_the_parents(omp_harness, capsys):
+def test_a_child_answers_and_its_file_lies_beside_the_parents(omp_harness):
     spawner = Spawner()
     parent_path = omp_harness.root / "sessions" / "parent.jsonl"
     session = omp_harness.session(
@@ -166,10 +166,7 @@ def test_a_child_answers_and_its_file_lies_beside_the_parents(omp_harness, capsy
     parent_entries = _lines(parent_path)
     assert [e.get("customType") for e in parent_entries].count("after-child") == 1
     assert not [e for e in _lines(child_path) if e.get("customType") == "after-child"]
-    (spawn_ms,) = spawner.spawn_ms
-    assert spawn_ms < 500
-    with capsys.disabled():
-        print(f"\n[child session spawn: {spawn_ms:.1f} ms]")
+    assert len(spawner.spawn_ms) == 1  # the spawn's cost is bench/task_bench.py's figure
 
 
 def test_usage_of_children_counts_in_the_parent_and_after_resume(omp_harness):
