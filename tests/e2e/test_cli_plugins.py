@@ -119,6 +119,20 @@ def test_plugins_lists_builtins_with_source_and_hooks(omp_cli):
         assert "[" not in blocks[name].splitlines()[0]  # not disabled or failed
 
 
+def test_plugins_say_which_code_tools_are_offered_here_and_why_not(omp_cli):
+    (omp_cli.cwd / "main.go").write_text("package main\n")
+    settings = {"lsp": {"servers": {"gopls": []}}}  # as if gopls were not installed
+    (omp_cli.agent_dir / "settings.json").write_text(json.dumps(settings))
+    proc = omp_cli("plugins")
+    assert proc.returncode == 0, proc.stderr
+    blocks = plugin_blocks(proc.stdout)
+    lsp = blocks["lsp"]
+    assert "tools lsp: not offered here: no language server found for this workspace's " in lsp
+    assert "install gopls" in lsp
+    assert "tools ast_grep, ast_edit: offered here" in blocks["ast"]
+    assert "tools debug: offered here" in blocks["debug"]
+
+
 # -- extensions -------------------------------------------------------------------------
 
 

@@ -40,6 +40,7 @@ _EXPORTS: dict[str, str] = {
     "RunMode": "omp.plugin.contrib",
     "Shortcut": "omp.plugin.contrib",
     "Renderer": "omp.plugin.contrib",
+    "ToolCheck": "omp.plugin.contrib",
     "Provider": "omp.agent.providers",
     "Model": "omp.agent.providers",
     "ModelRegistry": "omp.agent.providers",
@@ -296,6 +297,7 @@ if TYPE_CHECKING:
         RunMode as RunMode,
         Shortcut as Shortcut,
         Renderer as Renderer,
+        ToolCheck as ToolCheck,
     )
     from omp.cli.subcommand_context import (
         SubcommandContext as SubcommandContext,
@@ -772,6 +774,7 @@ __all__ = [
     "ToolCall",
     "ToolCallDecision",
     "ToolCallEvent",
+    "ToolCheck",
     "ToolChoice",
     "ToolExecutionEndEvent",
     "ToolExecutionStartEvent",

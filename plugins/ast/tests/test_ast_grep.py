@@ -113,3 +113,20 @@ def test_without_the_engine_the_tools_are_not_offered_and_the_plugin_says_why(
     (record,) = [r for r in runtime.host.records if r.name == "ast"]
     assert record.status == "degraded"
     assert "the ast-grep engine (the ast-grep-py package) is not installed" in record.error
+
+
+def test_omp_plugin_doctor_says_why_the_ast_tools_are_not_offered(
+    omp_harness: Any, monkeypatch: Any, capsys: Any
+) -> None:
+    import sys
+
+    builtins = ["ast", "plugin_manager"]
+    omp_harness.run_subcommand("plugin", "info", "ast", builtins=builtins)
+    assert "  tools ast_grep, ast_edit: offered here" in capsys.readouterr().out
+    monkeypatch.setitem(sys.modules, "ast_grep_py", None)  # as if it were not installed
+    omp_harness.run_subcommand("plugin", "doctor", builtins=builtins)
+    out = capsys.readouterr().out
+    assert (
+        "ast: tools ast_grep, ast_edit not offered here: the ast-grep engine is not "
+        "installed (pip install ast-grep-py)"
+    ) in out

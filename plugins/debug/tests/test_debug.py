@@ -235,3 +235,17 @@ def test_an_idle_session_is_collected(debug: Debugger) -> None:
     assert not manager.sessions
     assert all(gone(pid) for pid in debug.pids)
     assert text(debug(action="status")) == "No active debug session."
+
+
+def test_plugin_info_says_whether_the_debug_tool_is_offered(
+    omp_harness: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from omp_tool_debug import adapters
+
+    omp_harness.run_subcommand("plugin", "info", "debug", builtins=["debug", "plugin_manager"])
+    assert "  tools debug: offered here" in capsys.readouterr().out
+    monkeypatch.setattr(adapters, "debugpy_installed", lambda: False)
+    omp_harness.run_subcommand("plugin", "info", "debug", builtins=["debug", "plugin_manager"])
+    out = capsys.readouterr().out
+    assert "tools debug: not offered here: no debug adapter: debugpy is not importable" in out
+    assert "(pip install debugpy)" in out

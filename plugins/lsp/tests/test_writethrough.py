@@ -46,6 +46,9 @@ def test_edit_gets_new_diagnostic_and_fix_clears_it(omp_harness: Any, spy: PidSp
     assert 'm.py:2:7 [error] [basedpyright] "undefined_thing" is not defined' in introduced
     assert "undefined_thing" not in fixed
     assert "diagnostic(s) resolved; no new errors or warnings" in fixed
+    shown = [e.result["details"] for e in events.of("tool_execution_end") if e.tool_name == "edit"]
+    assert shown[0]["diff"] and shown[0]["diagnostics"] == introduced.split("\n")[1:]
+    assert shown[1]["diagnostics"] == [fixed.split("\n")[-1]]
     assert len(spy.pids) == 1  # one server, reused by the three calls
     assert not group_alive(spy.pids[0])
 

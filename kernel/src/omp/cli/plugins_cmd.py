@@ -10,8 +10,9 @@ from typing import Any
 USAGE = """usage: omp plugins [--no-plugins] [-e FILE]
 
 The plugins this run loads, in load order: name, version, where each came from, its
-hooks, and why one FAILED (none of its hooks run) or is DEGRADED; then which search
-backend answers first.
+hooks, and why one FAILED (none of its hooks run) or is DEGRADED; whether tools that
+need something (a language server, a debug adapter) are offered here, and why not;
+then which search backend answers first.
 
   --no-plugins       the kernel alone: no entry-point plugins
   -e FILE            load a single-file extension too (repeatable)
@@ -22,10 +23,14 @@ backend answers first.
 
 
 def print_plugins(runtime: Any) -> int:
+    from omp.cli.subcommand_context import SubcommandContext
+
     records = runtime.host.records
     if not records:
         print("no plugins are loaded (the kernel alone)")
         return 0
+    context = SubcommandContext(runtime)
+    offered = tool_lines(context.tool_checks())
     for record in records:
         version = f" {record.version}" if record.version else ""
         status = "" if record.status == "loaded" else f"  [{record.status.upper()}]"
@@ -36,9 +41,18 @@ def print_plugins(runtime: Any) -> int:
             print("    none of its hooks run")
         elif record.hooks:
             print(f"    hooks: {', '.join(record.hooks)}")
-    from omp.cli.subcommand_context import SubcommandContext
-
-    line = SubcommandContext(runtime).search_backend_line()
-    if line:
-        print(line)
+        for note in offered.get(record.name, []):
+            print(f"    {note}")
+    backend = context.search_backend_line()
+    if backend:
+        print(backend)
     return 0
+
+
+def tool_lines(checks: list[tuple[str, str, str | None]]) -> dict[str, list[str]]:
+    """Plugin name -> its ``tools X: offered here`` / ``tools X: not offered here: why``."""
+    lines: dict[str, list[str]] = {}
+    for plugin, tools, reason in checks:
+        state = f"not offered here: {reason}" if reason else "offered here"
+        lines.setdefault(plugin, []).append(f"tools {tools}: {state}")
+    return lines

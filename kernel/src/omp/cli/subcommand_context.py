@@ -121,6 +121,27 @@ class SubcommandContext:
         found.items = collect_registrations(runtime.host.pm, hook, runtime.api, failed)
         return found
 
+    def tool_checks(self) -> list[tuple[str, str, str | None]]:
+        """Whether each plugin's checked tools are offered in ``cwd``: (plugin, tools,
+        why not, or None when they are), from the ``omp.ToolCheck`` objects of
+        ``omp_register_tool_checks``, in load order. A check that raises gives its error
+        as the reason."""
+        from omp.plugin.contrib import ToolCheck
+        from omp.plugin.manager import describe_failure
+
+        found: list[tuple[str, str, str | None]] = []
+        for plugin, check in self.registrations("omp_register_tool_checks").items:
+            if not isinstance(check, ToolCheck):
+                wrong = f"{type(check).__name__} is not an omp.ToolCheck"
+                found.append((plugin, "?", f"omp_register_tool_checks returned {wrong}"))
+                continue
+            try:
+                reason = check.unavailable(self.settings, self.cwd)
+            except Exception as exc:  # a plugin's check: reported, never fatal
+                reason = f"its check failed: {describe_failure(exc)}"
+            found.append((plugin, check.tools, reason))
+        return found
+
     def project_extension_files(self) -> list[Path]:
         """The extension files ``cwd`` holds (``.omp/extensions/``), loaded by a run
         in a trusted directory and never by a subcommand."""

@@ -1,6 +1,6 @@
 """What registration hooks contribute besides tools and providers: flags, run modes,
-command-line subcommands, slash commands, shortcuts, renderers and provider
-configuration sources. Plain dataclasses, cheap to import (they are built while
+command-line subcommands, slash commands, shortcuts, renderers, provider
+configuration sources and tool checks. Plain dataclasses, cheap to import (they are built while
 ``omp --help`` runs)."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 if TYPE_CHECKING:
     from omp.agent.providers import Provider
     from omp.cli.subcommand_context import SubcommandContext
+    from omp.config.settings import Settings
 
 CommandSource = Literal["builtin", "extension", "file", "skill", "mcp_prompt"]
 """Where a slash command comes from (``Command.source``)."""
@@ -137,3 +138,18 @@ class ProviderConfigSource:
     unserved: Callable[[Path, list[Provider]], list[Provider]] = _none_unserved
     key_names: Callable[[Path, Mapping[str, str]], frozenset[str]] = _no_key_names
     secrets: Callable[[Path, Mapping[str, str]], list[tuple[str, str]]] = _no_secrets
+
+
+@dataclass(frozen=True)
+class ToolCheck:
+    """Whether a plugin's tools are offered in a directory, for ``omp plugins``,
+    ``omp plugin list|info|doctor``: tools that work only where something exists (a
+    language server for the workspace's languages, a debug adapter, an engine).
+
+    ``tools`` names them (``"lsp"``, ``"ast_grep, ast_edit"``); ``unavailable(settings,
+    cwd)`` returns why they are not offered there, with what would make them work, or
+    None when they are. It is called outside any session, so it must be quick and start
+    nothing."""
+
+    tools: str
+    unavailable: Callable[[Settings, Path], str | None]

@@ -294,6 +294,22 @@ def omp_register_provider_configs(api: OmpAPI) -> list[Any] | None:
     """
 
 
+@hookspec
+def omp_register_tool_checks(api: OmpAPI) -> list[Any] | None:
+    """Contribute checks of whether the plugin's tools are offered in a directory (a
+    language server for its languages, a debug adapter, an engine), and why not.
+
+    When: on demand, outside any session: ``omp plugins``, ``omp plugin list|info|doctor``
+    (``omp.SubcommandContext.tool_checks``).
+    Args: ``api`` - the runtime actions object (``api.cwd`` is the directory).
+    Returns: a list of ``omp.ToolCheck`` objects, or None.
+    Combination: concatenated; each check's ``unavailable(settings, cwd)`` is asked and
+    its answer shown under its plugin, in load order.
+    Raising: the plugin's checks are missing; a check that raises is shown with its error
+    as the reason.
+    """
+
+
 # -- session events -----------------------------------------------------------------
 
 

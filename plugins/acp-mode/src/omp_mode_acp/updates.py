@@ -31,6 +31,8 @@ KINDS = {
     "find": "search",
     "ls": "search",
     "fetch": "fetch",
+    "ast_grep": "search",
+    "ast_edit": "edit",
     "todo_write": "think",
     "sequential_thinking": "think",
 }
@@ -160,18 +162,49 @@ def hunks(path: str, diff: str) -> list[Any]:
     return found
 
 
+def file_hunks(diff: str, cwd: str) -> list[Any]:
+    """A unified diff over several files (``ast_edit``'s ``details.diff``, each file under
+    its ``--- a/NAME``/``+++ b/NAME`` header) as ACP diffs, each with its file's path."""
+    found: list[Any] = []
+    lines = diff.splitlines()
+    starts = [
+        i
+        for i, line in enumerate(lines[:-1])
+        if line.startswith("--- ") and lines[i + 1].startswith("+++ ")
+    ]
+    for start, end in zip(starts, [*starts[1:], len(lines)], strict=True):
+        name = lines[start + 1][4:].removeprefix("b/")
+        path = os.path.normpath(os.path.join(cwd, name))
+        found += hunks(path, "\n".join(lines[start + 2 : end]))
+    return found
+
+
+def diagnostics_content(details: Any) -> list[Any]:
+    """A language server's lines after a write or edit (omp-lsp's
+    ``details["diagnostics"]``), as text under the diff."""
+    notes = details.get("diagnostics") if isinstance(details, dict) else None
+    if not isinstance(notes, list) or not notes:
+        return []
+    return [tool_content(text_block("\n".join(str(line) for line in notes)))]
+
+
 def result_content(
     name: str, args: dict[str, Any], result: Any, cwd: str, before: str | None
 ) -> list[Any]:
-    """What the client shows under a finished call: diffs for edit and write, text for
-    everything else. ``before`` is a written file's earlier text (None: it was new)."""
+    """What the client shows under a finished call: diffs for edit, write and an applied
+    ast_edit (a language server's diagnostics after them), text for everything else.
+    ``before`` is a written file's earlier text (None: it was new)."""
     details = result.get("details") if isinstance(result, dict) else None
     path = _path_of(args, cwd)
-    if path and isinstance(details, dict) and not details.get("isError"):
-        if name == "edit" and isinstance(details.get("diff"), str):
-            return hunks(path, details["diff"])
-        if name == "write" and isinstance(args.get("content"), str) and "bytes" in details:
-            return [tool_diff_content(path, args["content"], before)]
+    if isinstance(details, dict) and not details.get("isError"):
+        diff = details.get("diff")
+        if path and name == "edit" and isinstance(diff, str):
+            return hunks(path, diff) + diagnostics_content(details)
+        if path and name == "write" and isinstance(args.get("content"), str) and "bytes" in details:
+            written = tool_diff_content(path, args["content"], before)
+            return [written, *diagnostics_content(details)]
+        if name == "ast_edit" and details.get("applied") and isinstance(diff, str):
+            return file_hunks(diff, cwd)
     text = _text_of(result.get("content") if isinstance(result, dict) else None)
     return [tool_content(text_block(text))] if text else []
 

@@ -23,6 +23,18 @@ def omp_register_tools(api: Any) -> list[Any]:
     return [AstGrepTool(), AstEditTool()]
 
 
+@omp.hookimpl
+def omp_register_tool_checks(api: Any) -> list[Any]:
+    """``omp plugins`` says whether ast_grep and ast_edit are offered here, and why not."""
+    return [omp.ToolCheck("ast_grep, ast_edit", _unavailable)]
+
+
+def _unavailable(settings: Any, cwd: Any) -> str | None:
+    if _engine_installed():
+        return None
+    return "the ast-grep engine is not installed (pip install ast-grep-py)"
+
+
 def _engine_installed() -> bool:
     try:
         return importlib.util.find_spec("ast_grep_py") is not None

@@ -28,6 +28,20 @@ def omp_register_tools(api: Any) -> list[Any]:
 
 
 @omp.hookimpl
+def omp_register_tool_checks(api: Any) -> list[Any]:
+    """``omp plugins`` says whether the debug tool is offered here, and why not."""
+    return [omp.ToolCheck("debug", _unavailable)]
+
+
+def _unavailable(settings: Any, cwd: Any) -> str | None:
+    from omp_tool_debug.adapters import debugpy_adapter
+
+    if debugpy_adapter() is None:
+        return "no debug adapter: debugpy is not importable (pip install debugpy)"
+    return None
+
+
+@omp.hookimpl
 def omp_register_settings(api: Any) -> list[SettingSpec]:
     return [
         SettingSpec(

@@ -64,6 +64,19 @@ def omp_register_tools(api: Any) -> list[Any]:
 
 
 @omp.hookimpl
+def omp_register_tool_checks(api: Any) -> list[Any]:
+    """``omp plugins`` says whether the lsp tool is offered here, and why not."""
+    agent_dir = Path(getattr(api, "agent_dir", None) or omp.agent_dir())
+
+    def unavailable(settings: Any, cwd: Path) -> str | None:
+        from omp_lsp.availability import unavailable
+
+        return unavailable(settings, cwd, agent_dir)
+
+    return [omp.ToolCheck("lsp", unavailable)]
+
+
+@omp.hookimpl
 def omp_session_start(event: Any, ctx: Any, api: Any) -> None:
     if api.get_flag("no-lsp") or ctx.settings.get("lsp.enabled") is False:
         return
@@ -105,7 +118,11 @@ async def omp_tool_result(event: Any, ctx: Any) -> Any:
     )
     if not note:
         return None
-    return {"content": [*event.content, omp.TextContent(text=note)]}
+    # The text is for the model; details["diagnostics"] lets a UI show the same lines
+    # under the edit's diff (the interactive mode colours them, ACP adds them as text).
+    details = dict(event.details) if isinstance(event.details, dict) else {}
+    details["diagnostics"] = note.split("\n")
+    return {"content": [*event.content, omp.TextContent(text=note)], "details": details}
 
 
 @omp.hookimpl

@@ -86,6 +86,7 @@ def doctor(ctx: SubcommandContext, *, as_json: bool = False) -> int:
         report = {
             "plugins": len(inventory.plugins),
             "problems": [vars(p) for p in problems],
+            "not_offered": {i.name: i.not_offered for i in inventory.plugins if i.not_offered},
             "project": project_lines,
         }
         print(json.dumps(report, indent=2))
@@ -94,6 +95,9 @@ def doctor(ctx: SubcommandContext, *, as_json: bool = False) -> int:
     print(f"{len(inventory.plugins)} plugins checked ({loaded} loaded)")
     for problem in problems:
         print("\n".join(problem.lines()))
+    for info in inventory.plugins:  # not problems: what this directory lacks
+        for tools, why in info.not_offered.items():
+            print(f"{info.name}: tools {tools} not offered here: {why}")
     for line in project_lines:
         print(line)
     backend = ctx.search_backend_line()

@@ -39,6 +39,10 @@ class PluginInfo:
     error: str | None = None
     hooks: list[str] = field(default_factory=list)
     contributes: dict[str, list[str]] = field(default_factory=dict)
+    not_offered: dict[str, str] = field(default_factory=dict)
+    """Its checked tools that are not offered in this directory -> why
+    (``omp.ToolCheck``); offered ones are in ``offered``."""
+    offered: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -115,6 +119,12 @@ def build_inventory(ctx: SubcommandContext, disabled: set[str]) -> Inventory:
         )
     by_name = {info.name: info for info in infos}
     conflicts, problems = _contributions(ctx, by_name)
+    for plugin, tools, reason in ctx.tool_checks():
+        info = by_name.get(plugin)
+        if info is not None and reason:
+            info.not_offered[tools] = reason
+        elif info is not None:
+            info.offered.append(tools)
     return Inventory(infos, conflicts, problems, dists)
 
 

@@ -52,9 +52,18 @@ def list_plugins(ctx: SubcommandContext, *, as_json: bool = False) -> int:
         events = [h for h in info.hooks if not h.startswith("omp_register_")]
         if events:
             print(f"{'':<{width}}    hooks: {', '.join(events)}")
+        for line in offer_lines(info):
+            print(f"{'':<{width}}    {line}")
         if info.error:
             print(f"{'':<{width}}    problem: {info.error}")
     return 0
+
+
+def offer_lines(info: PluginInfo) -> list[str]:
+    """``tools X: offered here`` / ``tools X: not offered here: why`` (its ToolChecks)."""
+    lines = [f"tools {tools}: offered here" for tools in info.offered]
+    lines += [f"tools {tools}: not offered here: {why}" for tools, why in info.not_offered.items()]
+    return lines
 
 
 def find_plugin(inventory: Inventory, name: str) -> PluginInfo:
@@ -92,6 +101,8 @@ def info(ctx: SubcommandContext, name: str, *, as_json: bool = False) -> int:
     print(f"  hooks:     {', '.join(plugin.hooks) or '-'}")
     for kind, names in sorted(plugin.contributes.items()):
         print(f"  {kind + ':':<10} {', '.join(names)}")
+    for line in offer_lines(plugin):
+        print(f"  {line}")
     if not plugin.enabled:
         print(f"  turn it on with `omp plugin enable {plugin.name}`")
     return 0

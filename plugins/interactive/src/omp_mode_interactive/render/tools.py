@@ -1,6 +1,9 @@
 """A tool call as one line (its name and the arguments that say what it does) and its
 result: a few first lines (a command's last ones, where its exit code and errors are),
-or all of them when expanded; an edit's result is its unified diff, coloured."""
+or all of them when expanded; an edit's result is its unified diff, coloured (a file's
+name over its hunks when the diff spans several, as ``ast_edit``'s does). The lines of
+``details["diagnostics"]`` (a language server's errors after a write or edit) come last,
+always shown, coloured by severity."""
 
 from __future__ import annotations
 
@@ -17,6 +20,8 @@ TAIL_FIRST = frozenset({"bash"})
 BULLET = "● "
 RESULT_FIRST = "  ⎿  "
 RESULT_NEXT = "     "
+FILE_MARK = "▸ "
+"""Before a file's name in a diff that spans several files."""
 
 
 def call_summary(name: str, args: dict[str, Any]) -> str:
@@ -125,21 +130,46 @@ def result_lines(
 ) -> tuple[list[str], bool]:
     """The result's lines under the call line, and whether some were left out."""
     details = result_details(result)
+    notes = _diagnostics(details)
+    text = result_text(result)
+    if notes and text.endswith("\n".join(notes)):  # shown below, coloured, not twice
+        text = text[: len(text) - len("\n".join(notes))].rstrip("\n")
+    after = [_paint_diagnostic(sanitize(line), theme) for line in _fitted_notes(notes, width)]
     if not is_error and isinstance(details, dict) and isinstance(details.get("diff"), str):
-        summary = result_text(result).split("\n", 1)[0]
+        summary = text.split("\n", 1)[0]
         body = _diff_body(details["diff"])
         lines, cut = _fit([summary, *body], width, expanded, COMPACT_DIFF_LINES + 1)
         painted = [theme.paint(lines[0], "muted")] if lines else []
         painted += [_paint_diff(line, theme) for line in lines[1:]]
-        return _indent(painted, cut, theme), bool(cut)
-    text = sanitize(result_text(result)).rstrip("\n")
+        return _indent(painted, cut, theme, after=after), bool(cut)
+    text = sanitize(text).rstrip("\n")
     if not text.strip():
         text = "(no output)" if name == "bash" else "(empty)"
     tail = name in TAIL_FIRST
     lines, cut = _fit(text.split("\n"), width, expanded, COMPACT_LINES, tail=tail)
     role = "error" if is_error else "muted"
     painted = [theme.paint(line, role) for line in lines]
-    return _indent(painted, cut, theme, earlier=tail), bool(cut)
+    return _indent(painted, cut, theme, earlier=tail, after=after), bool(cut)
+
+
+def _diagnostics(details: Any) -> list[str]:
+    notes = details.get("diagnostics") if isinstance(details, dict) else None
+    if not isinstance(notes, list):
+        return []
+    return [line for line in notes if isinstance(line, str)]
+
+
+def _fitted_notes(notes: list[str], width: int) -> list[str]:
+    room = max(10, width - text_width(RESULT_FIRST))
+    return [piece for line in notes for piece in wrap(sanitize(line), room)]
+
+
+def _paint_diagnostic(line: str, theme: Theme) -> str:
+    if " [error] " in line:
+        return theme.paint(line, "error")
+    if " [warning] " in line:
+        return theme.paint(line, "warning")
+    return theme.paint(line, "muted")
 
 
 def live_output_lines(text: str, theme: Theme, width: int, count: int) -> list[str]:
@@ -164,22 +194,46 @@ def _fit(
     return [truncate(line, room) for line in shown], len(lines) - len(shown)
 
 
-def _indent(lines: list[str], cut: int, theme: Theme, *, earlier: bool = False) -> list[str]:
-    """The result under its call line; the note of what was cut goes where it was cut."""
+def _indent(
+    lines: list[str],
+    cut: int,
+    theme: Theme,
+    *,
+    earlier: bool = False,
+    after: list[str] | None = None,
+) -> list[str]:
+    """The result under its call line; the note of what was cut goes where it was cut;
+    ``after`` (diagnostics) follows whatever was cut."""
     if cut:
         plural = "s" if cut != 1 else ""
         where = "earlier" if earlier else "more"
         note = theme.paint(f"… {cut} {where} line{plural} (Ctrl+O to expand)", "dim")
         lines = [note, *lines] if earlier else [*lines, note]
+    lines = [*lines, *(after or [])]
     return [(RESULT_FIRST if i == 0 else RESULT_NEXT) + line for i, line in enumerate(lines)]
 
 
 def _diff_body(diff: str) -> list[str]:
+    """The hunks without their ``---``/``+++`` headers; a diff of several files keeps each
+    file's name (from its ``+++ b/NAME``) as a line over its hunks."""
     lines = diff.rstrip("\n").split("\n")
-    return [line for line in lines if not line.startswith(("--- ", "+++ "))]
+    heads = {
+        i
+        for i, line in enumerate(lines[:-1])
+        if line.startswith("--- ") and lines[i + 1].startswith("+++ ")
+    }
+    body: list[str] = []
+    for i, line in enumerate(lines):
+        if i in heads and len(heads) > 1:
+            body.append(FILE_MARK + lines[i + 1][4:].removeprefix("b/"))
+        elif i not in heads and i - 1 not in heads:
+            body.append(line)
+    return body
 
 
 def _paint_diff(line: str, theme: Theme) -> str:
+    if line.startswith(FILE_MARK):
+        return theme.paint(line, "diff_meta")
     if line.startswith("+"):
         return theme.paint(line, "diff_add")
     if line.startswith("-"):
