@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import threading
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 from omp import AbortSignal, ArtifactStore, ToolResult
 from omp_tool_fetch.tool import FetchParams, FetchTool
+from pdfgen import make_pdf
 
 PAGE = b"""<!doctype html>
 <html><head><title>Fruit facts</title>
@@ -83,6 +85,8 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, b"x" * 99 + b"\n" * 1 + b"y" * (6 * 1024 * 1024), "text/plain")
         elif path == "/logo.png":
             self.send(200, b"\x89PNG\r\n\x1a\n" + b"\x00" * 32, "image/png")
+        elif path == "/doc.pdf":
+            self.send(200, make_pdf(["First page", "Second page"]), "application/pdf")
         elif path == "/latin1":
             self.send(200, "naïve".encode("latin-1"), "text/plain; charset=iso-8859-1")
         else:
@@ -315,3 +319,35 @@ def test_end_to_end_through_the_entry_point(omp_harness, server: str) -> None:
     assert gopher.is_error
     assert "not gopher://" in gopher.result["content"][0].text
     assert events.final_text() == "done"
+
+
+def test_images_and_pdfs_are_shown_as_read_shows_them(omp_harness, server: str) -> None:
+    # The read plugin's presenter (session state) shows them; fetch adds its header.
+    session = omp_harness.session(
+        session_path=str(omp_harness.root / "s.jsonl"),
+        script=[
+            {
+                "tool_calls": [
+                    {"name": "fetch", "arguments": {"url": f"{server}/doc.pdf"}},
+                    {"name": "fetch", "arguments": {"url": f"{server}/logo.png"}},
+                ]
+            },
+            {"text": "done"},
+        ],
+    )
+    events = omp_harness.run(session, "go")
+    ends = {e.tool_call_id: e for e in events.of("tool_execution_end")}
+    pdf, logo = (ends[k] for k in sorted(ends))
+    assert not pdf.is_error
+    assert pdf.result["content"][0].text == (
+        f"URL: {server}/doc.pdf\nContent-Type: application/pdf\n---\n"
+        "--- Page 1 of 2 ---\nFirst page\n\n--- Page 2 of 2 ---\nSecond page"
+    )
+    assert pdf.result["details"]["totalPages"] == 2
+    assert not logo.is_error
+    line, image = logo.result["content"]
+    assert line.text == (
+        f"URL: {server}/logo.png\nContent-Type: image/png\n---\n"
+        f"Read image {server}/logo.png [image/png, 40 B]"
+    )
+    assert base64.b64decode(image.data) == b"\x89PNG\r\n\x1a\n" + b"\x00" * 32

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from omp import Tool, ToolResult
+from omp import TextContent, Tool, ToolResult
 from pydantic import BaseModel, Field
 
 from omp_tool_fetch import convert
@@ -25,6 +25,8 @@ UPDATE_INTERVAL = 0.05
 USER_AGENT = "omp-fetch/0.1 (python-httpx)"
 ACCEPT = "text/html,application/xhtml+xml,application/json;q=0.9,text/*;q=0.8,*/*;q=0.5"
 _SUFFIX = {"html": ".md", "json": ".json", "text": ".txt"}
+READ_PRESENT = "omp-tool-read.present"
+"""Session state key of the read tool's presenter of image and PDF bytes."""
 
 
 class FetchParams(BaseModel):
@@ -56,7 +58,8 @@ class FetchTool(Tool):
     label = "Fetch"
     network = True
     description = (
-        "Fetch an http(s) URL. HTML comes back as Markdown, JSON pretty-printed, text as is. "
+        "Fetch an http(s) URL. HTML comes back as Markdown, JSON pretty-printed, text as is; "
+        "images and PDFs as the read tool shows them (an image, a PDF's text per page). "
         f"Output is cut at {MAX_OUTPUT_LINES} lines / 50 KB; the full text is then saved "
         "as artifact://ID for the read tool."
     )
@@ -199,6 +202,9 @@ def _present(url: str, download: Download, raw: bool, ctx: Any) -> ToolResult:
         return ToolResult.error(
             f"{status} for {download.url}\n" + "\n".join(header) + body, details
         )
+    as_read = _present_as_read(download, header, details, ctx) if kind is None else None
+    if as_read is not None:
+        return as_read
     if kind is None:
         return ToolResult.error(
             f"Cannot show {download.url}: its content type is "
@@ -226,6 +232,24 @@ def _present(url: str, download: Download, raw: bool, ctx: Any) -> ToolResult:
         else:
             out += f"\n\n[Output truncated: showing lines 1-{count} of {total}.]"
     return ToolResult.text(out, details)
+
+
+def _present_as_read(
+    download: Download, header: list[str], details: dict[str, Any], ctx: Any
+) -> ToolResult | None:
+    """An image or PDF download shown as the read tool shows such a file (its presenter
+    in the session state, under read's settings); None: no presenter or not such bytes."""
+    state = getattr(ctx, "state", None)
+    present = state.get(READ_PRESENT) if isinstance(state, dict) else None
+    result = present(download.body, download.url, ctx) if present is not None else None
+    if result is None:
+        return None
+    first, *rest = result.content
+    text = "\n".join([*header, "---", getattr(first, "text", "")])
+    merged = {**details, **(result.details if isinstance(result.details, dict) else {})}
+    merged["path"] = download.url
+    content = [TextContent(text=text), *rest]
+    return ToolResult(content, merged, is_error=result.is_error)
 
 
 def _convert(kind: str, download: Download, raw: bool) -> tuple[str, str | None]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import io
 import os
 import struct
 from typing import Any
@@ -19,6 +20,12 @@ IMAGE_EXTENSIONS = {
     ".webp": "image/webp",
 }
 SNIFF_BYTES = 32
+MAX_INLINE_BYTES = 3_750_000
+"""Images sent to the model stay at or under this many bytes (5 MB once base64-encoded,
+the strictest provider limit); larger ones are downscaled first."""
+MAX_EDGE = 2000
+"""Longest side, in pixels, of an image sent to the model (providers refuse or shrink
+larger ones); larger ones are downscaled first."""
 
 
 def sniff_image(head: bytes) -> str | None:
@@ -97,6 +104,27 @@ def human_size(size: int) -> str:
     return f"{size / (1024 * 1024):.1f} MB"
 
 
+def downscale(data: bytes) -> tuple[bytes, str, tuple[int, int]] | None:
+    """The image shrunk to ``MAX_EDGE`` and ``MAX_INLINE_BYTES`` (PNG, or JPEG when PNG
+    stays too large), or None without Pillow or when the bytes do not decode."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return None
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            img.thumbnail((MAX_EDGE, MAX_EDGE))
+            for fmt, mime in (("PNG", "image/png"), ("JPEG", "image/jpeg")):
+                out = io.BytesIO()
+                frame = img.convert("RGB") if fmt == "JPEG" else img
+                frame.save(out, format=fmt, **({"quality": 80} if fmt == "JPEG" else {}))
+                if out.tell() <= MAX_INLINE_BYTES:
+                    return out.getvalue(), mime, img.size
+    except (OSError, ValueError, Image.DecompressionBombError):
+        return None
+    return None
+
+
 def read_image(
     fh: Any, mime: str, size: int, shown_path: str, details: dict[str, Any]
 ) -> ToolResult:
@@ -116,6 +144,21 @@ def read_image(
     shape = f", {dims[0]}x{dims[1]}" if dims else ""
     if dims:
         details["width"], details["height"] = dims
-    line = f"Read image {shown_path} [{mime}{shape}, {human_size(size)}]"
+    note = ""
+    if size > MAX_INLINE_BYTES or (dims is not None and max(dims) > MAX_EDGE):
+        fitted = downscale(data)
+        if fitted is None and size > MAX_INLINE_BYTES:
+            return ToolResult.error(
+                f"Cannot read {shown_path}: the image is {human_size(size)}, too large to "
+                "send, and it could not be downscaled (Pillow missing or the image not "
+                "decodable: pip install 'omp-tool-read[formats]'). Make a smaller copy and "
+                "read that instead.",
+                details,
+            )
+        if fitted is not None:
+            data, mime, (width, height) = fitted
+            note = f", sent downscaled to {width}x{height} {mime} {human_size(len(data))}"
+            details.update(sentMimeType=mime, sentWidth=width, sentHeight=height)
+    line = f"Read image {shown_path} [{mime}{shape}, {human_size(size)}{note}]"
     image = ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=mime)
     return ToolResult([TextContent(text=line), image], details)

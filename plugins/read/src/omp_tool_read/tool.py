@@ -1,5 +1,6 @@
 """The ``read`` tool: a text file as numbered lines, paged with ``offset``/``limit``;
-images, directories and ``artifact://`` references are handed to their own modules."""
+images, PDFs, notebooks, archives, SQLite databases, directories and ``artifact://``
+references are handed to their own modules."""
 
 from __future__ import annotations
 
@@ -12,24 +13,24 @@ from typing import Any
 from omp import ARTIFACT_SCHEME, FileAccess, OmpError, Tool, ToolResult, resolve_path, tool_cwd
 from pydantic import BaseModel, Field
 
+from omp_tool_read import kinds
+from omp_tool_read.formats import read_format, read_inside
 from omp_tool_read.images import SNIFF_BYTES, extension_mime, read_image, sniff_image
 from omp_tool_read.listing import list_directory
+from omp_tool_read.text import (
+    BINARY_SNIFF_BYTES,
+    DEFAULT_LIMIT,
+    MAX_BYTES,
+    MAX_LINE_CHARS,
+    read_text,
+    refuse_binary,
+)
 
-DEFAULT_LIMIT = 2000
-"""Lines shown when the call gives no ``limit`` (also the most one call shows)."""
-MAX_BYTES = 50 * 1024
-"""Byte budget (UTF-8) for the whole output, paging note included."""
-MAX_LINE_CHARS = 2000
-"""A longer line is cut and marked."""
-BINARY_SNIFF_BYTES = 8 * 1024
-"""A NUL byte within this many leading bytes marks the file as binary."""
+__all__ = ["DEFAULT_LIMIT", "MAX_BYTES", "MAX_LINE_CHARS", "ReadParams", "ReadTool"]
+
 LEDGER_MAX_BYTES = 64 * 1024 * 1024
 """Text files up to this size are read whole, so the read can be remembered for edit
 (path, mtime, content hash); larger ones are streamed and not remembered."""
-ABORT_CHECK_LINES = 4096
-COUNT_CHUNK_BYTES = 1 << 20
-_NOTE_RESERVE = 256
-"""Bytes of the budget kept free for the paging note."""
 SCHEMES_STATE = "omp-tool-read.schemes"
 """Session state key (``ctx.state``) of other plugins' readers by URI scheme."""
 INLINE_BYTES = 256 * 1024
@@ -42,11 +43,18 @@ class ReadParams(BaseModel):
     path: str = Field(
         description=(
             "Path to the file to read, relative to the working directory or absolute, "
-            "or artifact://ID."
+            "or artifact://ID. A member of a zip/tar archive: archive.zip:path/inside. "
+            "A SQLite table's rows: db.sqlite:table; a read-only query: "
+            "db.sqlite?q=SELECT ..."
         )
     )
     offset: int | None = Field(
-        default=None, ge=1, description="1-indexed number of the first line to show (default: 1)."
+        default=None,
+        ge=1,
+        description=(
+            "1-indexed number of the first line to show (default: 1); "
+            "the first page of a PDF, cell of a notebook, row of a SQLite table."
+        ),
     )
     limit: int | None = Field(
         default=None,
@@ -62,8 +70,12 @@ class ReadTool(Tool):
         "Read a file and show its lines numbered like `cat -n` "
         f"(at most {DEFAULT_LIMIT} lines or 50 KiB per call). "
         "For longer files, page with `offset` (1-indexed first line) and `limit` (line count). "
-        "Images (png, jpg, gif, webp) are shown as images; a directory gives a listing; "
-        "`artifact://ID` reads a saved full output."
+        "Images (png, jpg, gif, webp) are shown as images; PDFs as text per page "
+        "(offset/limit count pages); Jupyter notebooks as cells with their outputs; zip/tar "
+        "archives as a member listing (read a member as archive.zip:path/inside); SQLite "
+        "databases as their schema (db.sqlite:table for rows, db.sqlite?q=SELECT ... for a "
+        "read-only query); a directory gives a listing; `artifact://ID` reads a saved full "
+        "output."
     )
     parameters = ReadParams
 
@@ -94,6 +106,9 @@ class ReadTool(Tool):
         try:
             st = os.stat(abs_path)
         except (FileNotFoundError, NotADirectoryError):
+            inner = read_inside(params, ctx, signal)
+            if inner is not None:
+                return inner
             return ToolResult.error(f"File not found: {shown_path}", base_details)
         except OSError as exc:
             return ToolResult.error(f"Cannot read {shown_path}: {_reason(exc)}", base_details)
@@ -111,7 +126,14 @@ class ReadTool(Tool):
                 fh.seek(0)
                 mime = sniff_image(head)
                 if mime is not None:
-                    return read_image(fh, mime, st.st_size, shown_path, base_details)
+                    if kinds.enabled(ctx, "image"):
+                        return read_image(fh, mime, st.st_size, shown_path, base_details)
+                    return refuse_binary(shown_path, abs_path, head, st.st_size, "image")
+                kind = kinds.detect(abs_path, head)
+                if kind is not None and kinds.enabled(ctx, kind):
+                    return read_format(kind, fh, abs_path, params, signal)
+                if kind is not None and kind != "notebook":
+                    return refuse_binary(shown_path, abs_path, head, st.st_size, kind)
                 if b"\0" in head and extension_mime(abs_path):
                     return ToolResult.error(
                         f"Cannot read {shown_path}: it has an image extension but is not a "
@@ -122,7 +144,7 @@ class ReadTool(Tool):
                 if data is None:
                     data = fh.read() if st.st_size <= LEDGER_MAX_BYTES else None
                 source = io.BytesIO(data) if data is not None else fh
-                result = _read_file(source, shown_path, abs_path, params, signal)
+                result = read_text(source, shown_path, abs_path, params, signal, st.st_size)
         except OSError as exc:
             return ToolResult.error(f"Cannot read {shown_path}: {_reason(exc)}", base_details)
         ledger = getattr(ctx, "file_reads", None)
@@ -156,7 +178,7 @@ def _read_artifact(params: ReadParams, signal: Any, ctx: Any) -> ToolResult:
         )
     try:
         with open(path, "rb") as fh:
-            result = _read_file(fh, reference, str(path), params, signal)
+            result = read_text(fh, reference, str(path), params, signal)
     except OSError as exc:
         return ToolResult.error(f"Cannot read {reference}: {_reason(exc)}", details)
     if isinstance(result.details, dict):
@@ -182,122 +204,8 @@ def _read_scheme(reader: Any, params: ReadParams, signal: Any) -> ToolResult:
     if isinstance(answer, ToolResult):
         return answer
     data = answer.encode("utf-8") if isinstance(answer, str) else bytes(answer)
-    return _read_file(io.BytesIO(data), params.path, params.path, params, signal)
+    return read_text(io.BytesIO(data), params.path, params.path, params, signal)
 
 
 def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
-
-
-def _aborted(signal: Any) -> bool:
-    return signal is not None and bool(getattr(signal, "aborted", False))
-
-
-def _format_line(number: int, raw: bytes) -> tuple[str, bool]:
-    """One output line and whether it was cut."""
-    if raw.endswith(b"\n"):
-        raw = raw[:-1]
-    if raw.endswith(b"\r"):
-        raw = raw[:-1]
-    line = raw.decode("utf-8", errors="replace")
-    cut = False
-    if len(line) > MAX_LINE_CHARS:
-        more = len(line) - MAX_LINE_CHARS
-        line = f"{line[:MAX_LINE_CHARS]}... [line truncated, {more} more characters]"
-        cut = True
-    return f"{number:>6}\t{line}", cut
-
-
-def _read_file(
-    fh: Any, shown_path: str, abs_path: str, params: ReadParams, signal: Any
-) -> ToolResult:
-    head = fh.read(BINARY_SNIFF_BYTES)
-    if b"\0" in head:
-        return ToolResult.error(
-            f"Cannot read {shown_path}: it is a binary file; its contents are not shown.",
-            {"path": abs_path},
-        )
-    if not head:
-        return ToolResult.text(
-            f"{shown_path} is empty (0 lines).",
-            {"path": abs_path, "offset": 1, "lines": 0, "totalLines": 0, "truncated": False},
-        )
-    fh.seek(0)
-
-    first = params.offset or 1
-    limit = min(params.limit or DEFAULT_LIMIT, DEFAULT_LIMIT)
-    budget = MAX_BYTES - _NOTE_RESERVE
-
-    out: list[str] = []
-    used = 0
-    any_cut = False
-    byte_stop = False  # the byte budget ended the window early
-    consumed = 0  # lines read so far (each but the file's last ends with a newline)
-    window_done = False
-
-    for raw in fh:
-        consumed += 1
-        if consumed % ABORT_CHECK_LINES == 0 and _aborted(signal):
-            return ToolResult.error("Read aborted.", {"path": abs_path})
-        if consumed < first:
-            continue
-        text, cut = _format_line(consumed, raw)
-        size = len(text.encode("utf-8")) + 1
-        if out and used + size > budget:
-            byte_stop = True
-            consumed -= 1  # this line is not shown; it is counted below
-            window_done = True
-            break
-        out.append(text)
-        used += size
-        any_cut = any_cut or cut
-        if len(out) >= limit:
-            window_done = True
-            break
-
-    total = consumed
-    if window_done:
-        # Count what remains without decoding it: newlines plus an unterminated last line.
-        if byte_stop:
-            rest_nl, last = raw.count(b"\n"), raw[-1:]
-        else:
-            rest_nl, last = 0, b""
-        while True:
-            if _aborted(signal):
-                return ToolResult.error("Read aborted.", {"path": abs_path})
-            chunk = fh.read(COUNT_CHUNK_BYTES)
-            if not chunk:
-                break
-            rest_nl += chunk.count(b"\n")
-            last = chunk[-1:]
-        total += rest_nl + (1 if last and last != b"\n" else 0)
-
-    if first > total:
-        return ToolResult.error(
-            f"Offset {first} is beyond the end of the file ({total} lines).",
-            {
-                "path": abs_path,
-                "offset": first,
-                "lines": 0,
-                "totalLines": total,
-                "truncated": False,
-            },
-        )
-
-    last_shown = first + len(out) - 1
-    reaches_end = last_shown >= total
-    body = "\n".join(out)
-    if not reaches_end:
-        why = f" ({MAX_BYTES // 1024} KiB output limit reached)" if byte_stop else ""
-        body += (
-            f"\n\n[Showing lines {first}-{last_shown} of {total}{why}. "
-            f"Use offset={last_shown + 1} to continue.]"
-        )
-    details = {
-        "path": abs_path,
-        "offset": first,
-        "lines": len(out),
-        "totalLines": total,
-        "truncated": (not reaches_end) or any_cut,
-    }
-    return ToolResult.text(body, details)
