@@ -1,0 +1,1 @@
+"""omp-tool-eval: the ``eval`` tool on a persistent Jupyter kernel."""
