@@ -1,0 +1,1 @@
+"""omp-tool-web-search: the ``web_search`` tool."""
