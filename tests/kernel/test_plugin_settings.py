@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PLUGIN_KEYS = {
     "bash": ["bash.artifactMaxBytes", "bash.outputHardLimitBytes"],
     "batch": ["batch.requestsPerMinute", "batch.tokensPerMinute"],
+    "eval": ["eval.enabled", "eval.timeoutMs"],
     "interactive": ["interactive.dialogGuardMs", "theme"],
     "mcp": [
         "mcp.toolMode",
@@ -27,6 +28,7 @@ PLUGIN_KEYS = {
         "mcp.resultMaxBytes",
         "mcp.importOtherAgents",
     ],
+    "read": ["read.pdf", "read.notebooks", "read.images", "read.archives", "read.sqlite"],
     "scripted": ["scripted.script"],
     "search": ["search.regexTimeoutMs", "search.backend", "includeWorkspaceTree"],
     "sequential-thinking": [
