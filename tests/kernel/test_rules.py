@@ -10,7 +10,7 @@ from pathlib import Path
 
 import omp
 from doubles import texts
-from omp_context_sources.frontmatter import split_front_matter, split_list
+from omp import front_matter_list, split_front_matter
 from omp_context_sources.rules import glob_matcher
 
 
@@ -176,7 +176,7 @@ def test_front_matter_forms():
     }
     assert body == "Body\n"
     assert split_front_matter("no front matter") == ({}, "no front matter")
-    assert split_list("*.ts, *.{tsx,jsx}") == ["*.ts", "*.{tsx,jsx}"]
+    assert front_matter_list("*.ts, *.{tsx,jsx}") == ["*.ts", "*.{tsx,jsx}"]
 
 
 def test_a_resumed_session_does_not_attach_a_rule_it_already_has(make_session, omp_harness):

@@ -208,6 +208,9 @@ _EXPORTS: dict[str, str] = {
     "run_user_shell": "omp.runtime.user_shell",
     "set_session_name": "omp.runtime.actions",
     # Files, processes and secrets
+    "split_front_matter": "omp.base.frontmatter",
+    "front_matter_list": "omp.base.frontmatter",
+    "front_matter_flag": "omp.base.frontmatter",
     "write_file": "omp.config.atomic_write",
     "replacing": "omp.config.atomic_write",
     "NotRestored": "omp.config.atomic_write",
@@ -494,6 +497,11 @@ if TYPE_CHECKING:
     from omp.runtime.actions import set_session_name as set_session_name
 
     # Files, processes and secrets
+    from omp.base.frontmatter import (
+        split_front_matter as split_front_matter,
+        front_matter_list as front_matter_list,
+        front_matter_flag as front_matter_flag,
+    )
     from omp.config.atomic_write import (
         write_file as write_file,
         replacing as replacing,
@@ -816,6 +824,8 @@ __all__ = [
     "environment_layers",
     "find_session",
     "find_setting",
+    "front_matter_flag",
+    "front_matter_list",
     "hookimpl",
     "is_context_overflow",
     "json_type_name",
@@ -846,6 +856,7 @@ __all__ = [
     "setting_group_members",
     "shown_setting_value",
     "shown_settings_path",
+    "split_front_matter",
     "stream_completion",
     "thinking_levels",
     "to_wire",

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from omp_context_sources.frontmatter import split_front_matter, split_list, truthy
+from omp import front_matter_flag, front_matter_list, split_front_matter
 
 RULES_HEADING = "# Rules"
 _MARK = re.compile(r'<rule name="([^"]+)"')
@@ -71,10 +71,10 @@ def load_rules(files: Iterable[tuple[Path, Path]]) -> list[Rule]:
 def parse_rule(name: str, path: Path, text: str, base: Path) -> Rule:
     fields, body = split_front_matter(text)
     trigger = str(fields.get("trigger") or "")
-    globs = tuple(split_list(fields.get("globs")))
+    globs = tuple(front_matter_list(fields.get("globs")))
     description = fields.get("description")
     description = " ".join(description.split()) if isinstance(description, str) else ""
-    always = truthy(fields.get("alwaysApply")) or trigger == "always_on"
+    always = front_matter_flag(fields.get("alwaysApply")) or trigger == "always_on"
     if not (always or globs or description) and "alwaysApply" not in fields:
         always = trigger not in ("manual", "model_decision", "glob")
     return Rule(name, path, body.strip(), base, globs, description, always)

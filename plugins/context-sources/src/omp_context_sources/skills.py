@@ -13,9 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from omp import Command
-
-from omp_context_sources.frontmatter import split_front_matter, truthy
+from omp import Command, front_matter_flag, split_front_matter
 
 SKILLS_HEADING = "# Skills"
 
@@ -35,7 +33,7 @@ def parse_skill(path: Path, text: str) -> Skill:
     name = name.strip() if isinstance(name, str) and name.strip() else path.parent.name
     description = fields.get("description")
     description = " ".join(description.split()) if isinstance(description, str) else ""
-    listed = not truthy(fields.get("disable-model-invocation"))
+    listed = not front_matter_flag(fields.get("disable-model-invocation"))
     return Skill(name, description, path, body.strip(), listed)
 
 

@@ -15,9 +15,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from omp import Command
-
-from omp_context_sources.frontmatter import split_front_matter
+from omp import Command, split_front_matter
 
 _PLACEHOLDER = re.compile(r"\$\{@:(\d+)(?::(\d+))?\}|\$ARGUMENTS|\$@|\$(\d+)")
 

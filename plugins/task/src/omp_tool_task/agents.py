@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import omp
-
-from omp_tool_task.frontmatter import split_front_matter, split_list
+from omp import front_matter_list, split_front_matter
 
 AgentSource = Literal["bundled", "user", "project"]
 PROJECT_AGENT_DIRS = (".omp/agents", ".claude/agents")
@@ -49,7 +48,7 @@ class AgentDefinition:
 
 
 def _names(value: Any) -> tuple[str, ...] | None:
-    names = split_list(value)
+    names = front_matter_list(value)
     return tuple(names) or None
 
 

@@ -1,12 +1,11 @@
-"""Front matter of Markdown files (agent definitions; a copy of omp-context-sources' reader,
-so this plugin stands alone).
+"""Front matter of Markdown files (rules, skills, prompt templates, agent definitions).
 
 The block between a first line ``---`` and the next ``---`` line holds ``key: value``
 lines. This reads the part of YAML those files use - scalars, quoted strings,
 ``true``/``false``, inline ``[a, b]`` lists, ``- item`` block lists and ``>``/``|``
 folded text - without a YAML dependency, and never fails: a line it does not
 understand is skipped. Cursor writes ``globs: *.ts,*.tsx`` unquoted, which real YAML
-rejects; here it is a plain string (``split_list`` splits it).
+rejects; here it is a plain string (``front_matter_list`` splits it).
 """
 
 from __future__ import annotations
@@ -58,7 +57,7 @@ def _value(raw: str, nested: list[str]) -> Any:
     if not raw and any(line.startswith("-") for line in nested):
         return [_scalar(line[1:].strip()) for line in nested if line.startswith("-")]
     if raw.startswith("[") and raw.endswith("]"):
-        return [_scalar(part.strip()) for part in split_list(raw[1:-1])]
+        return [_scalar(part.strip()) for part in front_matter_list(raw[1:-1])]
     return _scalar(raw)
 
 
@@ -75,7 +74,7 @@ def _scalar(raw: str) -> Any:
     return raw
 
 
-def split_list(value: Any) -> list[str]:
+def front_matter_list(value: Any) -> list[str]:
     """A list of strings from a list, or from a comma-separated string (commas inside
     ``{...}`` belong to a brace pattern such as ``*.{ts,tsx}``)."""
     if value is None or isinstance(value, bool):
@@ -96,6 +95,6 @@ def split_list(value: Any) -> list[str]:
     return [p.strip().strip("\"'") for p in parts if p.strip().strip("\"'")]
 
 
-def truthy(value: Any) -> bool:
+def front_matter_flag(value: Any) -> bool:
     """A front-matter flag: ``true`` (or the string ``"true"``)."""
     return value is True or (isinstance(value, str) and value.strip().lower() == "true")
