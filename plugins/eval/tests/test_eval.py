@@ -127,6 +127,38 @@ def test_state_is_kept_across_calls_reset_clears_it_and_shutdown_ends_the_kernel
     assert events.final_text() == "done"
 
 
+def executions(events: Any) -> list[Any]:
+    return [e.message for e in events.of("message_end") if e.message.role == "pythonExecution"]
+
+
+def test_dollar_code_runs_in_the_eval_kernel_and_double_dollar_stays_out_of_context(
+    omp_harness: Any,
+) -> None:
+    seen = SeenByModel()
+    session = omp_harness.session(
+        [seen],
+        script=[call(cells=cells("print(x)\ny = x + 1")), {"text": "done"}],
+        builtins=["eval", "user_shell"],
+    )
+    events = omp_harness.run(
+        session, "$x = 41", "$$print('quiet', x)", "go", "$print(y)", "$1/0", "$6 * 7"
+    )
+    assert texts(events) == ["41"]  # the tool saw what $ defined
+    runs = executions(events)
+    assert [(r.code, r.output, r.exit_code, bool(r.exclude_from_context)) for r in runs] == [
+        ("x = 41", "", 0, False),
+        ("print('quiet', x)", "quiet 41\n", 0, True),
+        ("print(y)", "42\n", 0, False),  # and $ sees what the tool defined
+        ("1/0", runs[3].output, 1, False),
+        ("6 * 7", "42\n", 0, False),  # an expression's value, as at a REPL
+    ]
+    assert runs[3].output.startswith("Traceback (most recent call last):\n  Cell In[")
+    assert runs[3].output.endswith("ZeroDivisionError: division by zero\n")
+    # the user shell's wrapper shaped the runs: $$ is marked, so it never reaches the model
+    context = [m for m in seen.requests[0] if getattr(m, "role", None) == "pythonExecution"]
+    assert [bool(m.exclude_from_context) for m in context] == [False, True]
+
+
 class SeenByModel:
     """Records the messages of each request to the model."""
 

@@ -936,9 +936,9 @@ def omp_user_python(event: UserPythonEvent, ctx: HandlerContext, api: OmpAPI) ->
     conversation) or ``$$code`` (shown, kept out of the model's context). Dispatched
     as omp_user_bash is.
 
-    When: in every mode, after the input hooks; handlers have no time limit. By
-    default omp-user-shell runs the code as ``python3 -c`` (this project has no Python
-    REPL of its own).
+    When: in every mode, after the input hooks; handlers have no time limit. The eval
+    tool's plugin (omp-tool-eval) runs the code in the session's eval kernel, so it
+    shares state with the ``eval`` tool; without it, omp-user-shell runs ``python3 -c``.
     Args: ``event`` (UserPythonEvent: code, exclude_from_context - True for ``$$`` -
     cwd, and signal - an ``AbortSignal`` or None).
     Returns: ``{"result": {...}}`` to run it yourself (a kernel, say), in the shapes

@@ -19,6 +19,7 @@ from typing import Any
 from omp import AbortSignal, track_process_group, untrack_process_group
 
 from omp_tool_eval.interpreter import kernel_python
+from omp_tool_eval.plugin import STATE_KEY
 
 START_TIMEOUT = 60.0
 DEATH_POLL = 0.25
@@ -50,6 +51,8 @@ class CellRun:
     restarted: bool = False
     died: int | None = None
     """The exit code of a kernel that ended during the cell (it was restarted)."""
+    killed: bool = False
+    """Stopped by killing the process (JavaScript: node cannot be interrupted)."""
 
     @property
     def ok(self) -> bool:
@@ -60,8 +63,19 @@ class CellRun:
         return "".join(self.text).rstrip("\n")
 
 
+def session_kernel(ctx: Any, cwd: str) -> EvalKernel:
+    """The session's kernel (``ctx.state``), created (not started) on first use: the
+    ``eval`` tool and ``$code`` share it."""
+    kernel = ctx.state.get(STATE_KEY)
+    if kernel is None:
+        kernel = ctx.state[STATE_KEY] = EvalKernel(cwd)
+    return kernel  # type: ignore[no-any-return]
+
+
 class EvalKernel:
     """A kernel for one session (``ctx.state``); not thread-safe, one cell at a time."""
+
+    language = "Python"
 
     def __init__(self, cwd: str) -> None:
         self.cwd = cwd
@@ -100,7 +114,7 @@ class EvalKernel:
         self._manager = manager
         await manager.start_kernel(
             cwd=self.cwd,
-            env=_kernel_env(self.python),
+            env=kernel_env(self.python),
             stdout=subprocess.DEVNULL,  # the kernel forwards what it prints over iopub
             stderr=subprocess.DEVNULL,
         )
@@ -117,6 +131,22 @@ class EvalKernel:
         self._client = client
         await self.run_silent(SETUP.format(cwd=self.cwd))
 
+    async def prepare(self, cwd: str, reset: bool = False) -> bool:
+        """Start the kernel (or restart it when ``reset``) and move it to ``cwd``; True
+        when a running kernel was reset. On failure the kernel is shut down and the
+        error raised."""
+        try:
+            was_reset = reset and self.started
+            if was_reset:
+                await self.restart()
+            elif not self.started:
+                await self.start()
+            await self.run_silent(f"import os as _o; _o.chdir({cwd!r}); del _o")
+        except Exception:
+            await self.shutdown()
+            raise
+        return was_reset
+
     async def run_silent(self, code: str) -> CellRun:
         """Run set-up code: no history, no execution count."""
         return await self._collect(self._client.execute(code, silent=True, store_history=False))
@@ -124,13 +154,14 @@ class EvalKernel:
     async def run(
         self,
         code: str,
-        timeout: float,
+        timeout: float | None,
         signal: AbortSignal,
         on_output: Callable[[CellRun], None] | None = None,
     ) -> CellRun:
-        """Run one cell; on timeout or abort interrupt it, and restart a kernel that does
-        not stop within the grace period (``CellRun.restarted``: its state is gone).
-        ``on_output`` sees the run each time it prints."""
+        """Run one cell (``timeout`` None: no limit); on timeout or abort interrupt it,
+        and restart a kernel that does not stop within the grace period
+        (``CellRun.restarted``: its state is gone). ``on_output`` sees the run each time
+        it prints."""
         msg_id = self._client.execute(code, store_history=True, allow_stdin=False)
         run = CellRun()
         done = asyncio.ensure_future(self._collect(msg_id, run, on_output))
@@ -258,7 +289,7 @@ def trim_traceback(content: dict[str, Any]) -> str:
     return trimmed or f"{content.get('ename', 'Error')}: {content.get('evalue', '')}"
 
 
-def _kernel_env(python: str) -> dict[str, str]:
+def kernel_env(python: str) -> dict[str, str]:
     """omp's environment without secrets; a virtualenv's bin first on PATH."""
     env = {k: v for k, v in os.environ.items() if not SECRET_NAME.search(k)}
     env.pop("JPY_PARENT_PID", None)

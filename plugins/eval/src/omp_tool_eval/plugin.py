@@ -8,6 +8,7 @@ import omp
 from omp import SettingSpec
 
 STATE_KEY = "omp-tool-eval"
+JS_STATE_KEY = "omp-tool-eval.js"
 MISSING = "ipykernel or jupyter_client is not importable (pip install ipykernel jupyter_client)"
 
 
@@ -64,8 +65,20 @@ def omp_session_start(ctx: Any, api: Any) -> None:
 
 
 @omp.hookimpl
+async def omp_user_python(event: Any, ctx: Any) -> dict[str, Any] | None:
+    """``$code`` runs in the session's eval kernel (shared with the tool); when eval is
+    off or cannot run, None lets omp-user-shell run it with python3."""
+    if ctx.settings.get("eval.enabled", True) is False or not _kernel_installed():
+        return None
+    from omp_tool_eval.user import run_user_python
+
+    return {"result": await run_user_python(event, ctx)}
+
+
+@omp.hookimpl
 async def omp_session_shutdown(ctx: Any) -> None:
-    """End the session's kernel: no kernel process outlives its session."""
-    kernel = ctx.state.pop(STATE_KEY, None)
-    if kernel is not None:
-        await kernel.shutdown()
+    """End the session's kernels: no kernel process outlives its session."""
+    for key in (STATE_KEY, JS_STATE_KEY):
+        kernel = ctx.state.pop(key, None)
+        if kernel is not None:
+            await kernel.shutdown()

@@ -1,28 +1,40 @@
-"""The ``eval`` tool: Python cells in the session's persistent Jupyter kernel."""
+"""The ``eval`` tool: Python cells in the session's persistent Jupyter kernel, JavaScript
+cells in its persistent node process."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
-from typing import Any
+from typing import Any, Literal
 
 from omp import ImageContent, TextContent, Tool, ToolResult, resolve_path, tool_cwd
 from pydantic import BaseModel, Field
 
-from omp_tool_eval.kernel import CellRun, EvalKernel
+from omp_tool_eval import render
+from omp_tool_eval.kernel import CellRun, session_kernel
+from omp_tool_eval.node import node_path, session_node
 from omp_tool_eval.output import spill, spill_tail
-from omp_tool_eval.plugin import STATE_KEY
 
 DEFAULT_TIMEOUT_MS = 30_000
 MIN_TIMEOUT = 1.0
 MAX_TIMEOUT = 600.0
 LOST_STATE = "its state (variables, imports) was lost."
+RESET = "Kernel reset: all state cleared."
+JS_RESET = "JavaScript process reset: all state cleared."
+DETAIL_LINES = 200
+DETAIL_BYTES = 16 * 1024
+"""How much of a cell's output its details keep (for the renderer)."""
 LOST = f"The kernel did not stop on interrupt and was restarted: {LOST_STATE}"
 
 
 class Cell(BaseModel):
-    code: str = Field(description="Python code to run.")
+    code: str = Field(description="Code to run.")
     title: str | None = Field(default=None, description='Short label, e.g. "imports".')
+    language: Literal["py", "js"] = Field(
+        default="py",
+        description='"py" for the IPython kernel, "js" for the persistent Node.js process.',
+    )
 
 
 class EvalParams(BaseModel):
@@ -44,10 +56,14 @@ class EvalTool(Tool):
         "calls until `reset`. Cells run in order and stop at the first error. stdout, stderr, "
         "results and displays are returned; images (PNG/JPEG) come back as images. On timeout "
         "the cell is interrupted; a kernel that ignores the interrupt is restarted and loses "
-        "its state. No stdin: pass data in code."
+        'its state. No stdin: pass data in code. A cell with `language: "js"` runs '
+        "JavaScript in a persistent Node.js process instead (its own state; top-level "
+        "`await` allowed; on timeout the process is killed and its state lost)."
     )
     parameters = EvalParams
     exclusive = True
+    render_call = staticmethod(render.render_call)
+    render_result = staticmethod(render.render_result)
 
     async def execute(
         self, call_id: str, params: Any, signal: Any, on_update: Any, ctx: Any
@@ -57,42 +73,35 @@ class EvalTool(Tool):
         timeout = _timeout(params.timeout, ctx)
         if not os.path.isdir(cwd):
             return ToolResult.error(f"Working directory does not exist: {cwd}")
-        kernel = ctx.state.get(STATE_KEY)
-        if kernel is None:
-            kernel = ctx.state[STATE_KEY] = EvalKernel(base_cwd)
-        async with kernel.lock:
-            return await self._run(kernel, params, cwd, timeout, signal, on_update, ctx)
+        if any(cell.language == "js" for cell in params.cells) and node_path() is None:
+            return ToolResult.error("JavaScript cells need node, which is not on PATH.")
+        async with contextlib.AsyncExitStack() as held:
+            backends = Backends(ctx, base_cwd, cwd, params.reset, held)
+            return await self._run(backends, params, timeout, signal, on_update, ctx)
 
     async def _run(
         self,
-        kernel: EvalKernel,
+        backends: Backends,
         params: Any,
-        cwd: str,
         timeout: float,
         signal: Any,
         on_update: Any,
         ctx: Any,
     ) -> ToolResult:
-        notes: list[str] = []
-        try:
-            if params.reset and kernel.started:
-                await kernel.restart()
-                notes.append("Kernel reset: all state cleared.")
-            elif not kernel.started:
-                await kernel.start()
-            await kernel.run_silent(f"import os as _o; _o.chdir({cwd!r}); del _o")
-        except Exception as exc:
-            await kernel.shutdown()
-            return ToolResult.error(f"Could not start the Python kernel: {exc}")
         total = len(params.cells)
-        parts: list[str] = list(notes)
+        parts: list[str] = backends.parts
         images: list[ImageContent] = []
         cells: list[dict[str, Any]] = []
         failed = False
         for index, cell in enumerate(params.cells, 1):
+            try:
+                kernel = await backends.get(cell.language)
+            except Exception as exc:
+                name = "JavaScript process" if cell.language == "js" else "Python kernel"
+                return ToolResult.error(f"Could not start the {name}: {exc}")
             started = time.monotonic()
             run = await kernel.run(cell.code, timeout, signal, _live(parts, on_update))
-            cells.append(_cell_details(index, cell.title, run, started))
+            cells.append(_cell_details(index, cell, run, started, timeout))
             parts.append(_cell_text(index, total, cell.title, run, timeout))
             images += [ImageContent(data=data, mime_type=mime) for mime, data in run.images]
             if not run.ok:
@@ -107,16 +116,49 @@ class EvalTool(Tool):
                 break
         text = "\n\n".join(part for part in parts if part) or "(no output)"
         text, artifact = spill(text, ctx)
+        python, node = backends.used.get("py"), backends.used.get("js")
         details = {
             "cells": cells,
-            "cwd": cwd,
-            "python": kernel.python,
-            "pid": kernel.pid,
+            "notes": list(backends.resets),
+            "cwd": backends.cwd,
+            "python": python.python if python else None,
+            "pid": python.pid if python else None,
+            "nodePid": node.pid if node else None,
             "artifact": artifact,
             "images": len(images),
         }
         content: list[Any] = [TextContent(text=text), *images]
         return ToolResult(content=content, details=details, is_error=failed)
+
+
+class Backends:
+    """The session's kernels a call uses, each locked and made ready (started, reset
+    when asked, moved to the call's cwd) on its first cell."""
+
+    def __init__(
+        self, ctx: Any, base_cwd: str, cwd: str, reset: bool, held: contextlib.AsyncExitStack
+    ) -> None:
+        self.ctx, self.base_cwd, self.cwd, self.reset, self.held = ctx, base_cwd, cwd, reset, held
+        self.used: dict[str, Any] = {}
+        self.parts: list[str] = []
+        """The model's text so far: reset notices, then each cell's part."""
+        self.resets: list[str] = []
+
+    async def get(self, language: str) -> Any:
+        kernel = self.used.get(language)
+        if kernel is not None:
+            return kernel
+        if language == "js":
+            kernel = session_node(self.ctx, self.base_cwd)
+        else:
+            kernel = session_kernel(self.ctx, self.base_cwd)
+        await self.held.enter_async_context(kernel.lock)
+        self.used[language] = kernel
+        if await kernel.prepare(self.cwd, self.reset):
+            note = RESET if language == "py" else JS_RESET
+            self.parts.append(note)
+            self.resets.append(note)
+        return kernel
 
 
 def _live(parts: list[str], on_update: Any) -> Any:
@@ -139,6 +181,23 @@ def _timeout(value: float | None, ctx: Any) -> float:
     return min(max(float(value), MIN_TIMEOUT), MAX_TIMEOUT)
 
 
+def _cell_notes(run: CellRun, timeout: float) -> list[str]:
+    """Why a cell did not finish by itself, and what happened to the kernel."""
+    notes = []
+    if run.killed:
+        why = f"timed out after {timeout:g} s" if run.stopped == "timeout" else "was aborted"
+        return [f"Cell {why}: the JavaScript process was killed, {LOST_STATE}"]
+    if run.stopped == "timeout":
+        notes.append(f"Cell timed out after {timeout:g} s and was interrupted.")
+    elif run.stopped == "aborted":
+        notes.append("Cell was aborted and interrupted.")
+    if run.died is not None:
+        notes.append(f"The kernel died (exit code {run.died}) and was restarted: {LOST_STATE}")
+    elif run.restarted:
+        notes.append(LOST)
+    return notes
+
+
 def _cell_text(index: int, total: int, title: str | None, run: CellRun, timeout: float) -> str:
     lines = []
     if total > 1:
@@ -147,25 +206,31 @@ def _cell_text(index: int, total: int, title: str | None, run: CellRun, timeout:
         lines.append(run.output)
     if run.error:
         lines.append(run.error)
-    if run.stopped == "timeout":
-        lines.append(f"Cell timed out after {timeout:g} s and was interrupted.")
-    elif run.stopped == "aborted":
-        lines.append("Cell was aborted and interrupted.")
-    if run.died is not None:
-        lines.append(f"The kernel died (exit code {run.died}) and was restarted: {LOST_STATE}")
-    elif run.restarted:
-        lines.append(LOST)
+    lines += _cell_notes(run, timeout)
     if run.images and not run.output:
         lines.append(f"({len(run.images)} image(s) attached)")
     return "\n".join(lines)
 
 
-def _cell_details(index: int, title: str | None, run: CellRun, started: float) -> dict[str, Any]:
+def _cell_details(
+    index: int, cell: Cell, run: CellRun, started: float, timeout: float
+) -> dict[str, Any]:
+    """One cell for the session file and the renderer: its status, and the tail of its
+    output and error (the model's text holds the whole)."""
     status = "complete" if run.ok else ("error" if run.error else run.stopped or "died")
     return {
         "index": index,
-        "title": title,
+        "title": cell.title,
+        "language": cell.language,
         "status": status,
         "restarted": run.restarted,
         "durationMs": int((time.monotonic() - started) * 1000),
+        "output": _detail_tail(run.output),
+        "error": _detail_tail(run.error or ""),
+        "notes": _cell_notes(run, timeout),
+        "images": [mime for mime, _ in run.images],
     }
+
+
+def _detail_tail(text: str) -> str:
+    return "\n".join(text.splitlines()[-DETAIL_LINES:])[-DETAIL_BYTES:]
