@@ -110,6 +110,41 @@ def test_an_open_tool_call_is_answered_at_the_conversion_boundary(omp_harness):
     assert sent[-1].tool_call_id == "c1" and sent[-1].is_error
 
 
+def test_on_payload_reaches_the_provider(omp_harness):
+    """A plugin's ``on_payload`` is the request's: an HTTP provider hands it the JSON
+    body it is about to send and sends what it returns (Anthropic's server tools)."""
+    sent = []
+
+    class Sender:
+        def __init__(self, real):
+            self.real = real
+
+        def unavailable_reason(self, settings):
+            return None
+
+        async def stream(self, model, context, options):
+            sent.append(await options.on_payload({"model": model.id}))
+            async for event in self.real.stream(model, context, options):
+                yield event
+
+    async def add_tool(payload):
+        return {**payload, "tools": [{"type": "web_search_20250305", "name": "web_search"}]}
+
+    registry = _registry(omp_harness, [{"text": "one", "repeat": True}])
+    model = registry.resolve("scripted/demo")
+    registry.providers["scripted"] = Sender(registry.providers["scripted"])
+
+    async def main():
+        answer = await complete(model, ["hi"], registry=registry, on_payload=add_tool)
+        stream = stream_completion(model, ["hi"], registry=registry, on_payload=add_tool)
+        return answer, [e async for e in stream]
+
+    answer, events = asyncio.run(main())
+    assert answer.text == "one" and events[-1]["type"] == "done"
+    tools = [{"type": "web_search_20250305", "name": "web_search"}]
+    assert sent == [{"model": "demo", "tools": tools}] * 2
+
+
 def test_stream_completion_yields_the_provider_events(omp_harness):
     registry = _registry(omp_harness, [{"text": "streamed answer"}])
 

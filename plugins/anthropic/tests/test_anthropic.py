@@ -18,18 +18,20 @@ from omp import (
     LlmContext,
     Model,
     RedactedThinkingContent,
+    ServerToolContent,
     StreamOptions,
     TextContent,
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    to_wire,
 )
 from omp.testing import CUT_OFF_TEXT
 from omp_llm.config import ProviderConfig
 from omp_llm.provider import HttpProvider
 from omp_llm.sse import split_lines
-from omp_provider_anthropic.convert import build_request
+from omp_provider_anthropic.convert import build_request, convert_messages
 from omp_provider_anthropic.wire import WIRE, messages_url, parse_recorded
 from replay import FIXTURES, fixture_bytes, split_events
 
@@ -341,6 +343,144 @@ def test_thinking_stream_and_request_match_the_cassette(replay_server, tmp_path)
             {"type": "text", "text": text.text},
         ],
     }
+
+
+def web_search_stream() -> bytes:
+    """A web search answer, constructed by hand from Anthropic's documented streaming
+    event shapes (server_tool_use with input_json_delta, web_search_tool_result, text
+    with citations_delta): tests/fixtures holds no recorded stream of it."""
+    result = {
+        "type": "web_search_result",
+        "title": "Pineapple - Wikipedia",
+        "url": "https://en.wikipedia.org/wiki/Pineapple",
+        "encrypted_content": "EqgfCioIARgBIiQ3YTAwMjY1Mi1mZjM5LTQ1NGUtODgxNC1kNjNjNTk1ZWI3Y",
+        "page_age": "May 1, 2024",
+    }
+    citation = {
+        "type": "web_search_result_location",
+        "url": "https://en.wikipedia.org/wiki/Pineapple",
+        "title": "Pineapple - Wikipedia",
+        "encrypted_index": "Eo8BCioIAhgBIiQyYjQ0OWJmZi1lNm",
+        "cited_text": "The pineapple is a tropical plant with an edible fruit.",
+    }
+    start = {"type": "message", "role": "assistant", "model": "claude-sonnet-4-0"}
+    return sse(
+        {"type": "message_start", "message": {**start, "usage": {"input_tokens": 2679}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": "I'll search for that."},
+        },
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "content_block_start",
+            "index": 1,
+            "content_block": {
+                "type": "server_tool_use",
+                "id": "srvtoolu_01",
+                "name": "web_search",
+                "input": {},
+            },
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": '{"query": "pine'},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": 'apple"}'},
+        },
+        {"type": "content_block_stop", "index": 1},
+        {
+            "type": "content_block_start",
+            "index": 2,
+            "content_block": {
+                "type": "web_search_tool_result",
+                "tool_use_id": "srvtoolu_01",
+                "content": [result],
+            },
+        },
+        {"type": "content_block_stop", "index": 2},
+        {
+            "type": "content_block_start",
+            "index": 3,
+            "content_block": {"type": "text", "text": "", "citations": []},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 3,
+            "delta": {"type": "citations_delta", "citation": citation},
+        },
+        {
+            "type": "content_block_delta",
+            "index": 3,
+            "delta": {"type": "text_delta", "text": "It is a tropical plant."},
+        },
+        {"type": "content_block_stop", "index": 3},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn"},
+            "usage": {"output_tokens": 510, "server_tool_use": {"web_search_requests": 1}},
+        },
+        {"type": "message_stop"},
+    )
+
+
+def test_web_search_server_tool_and_citations(replay_server, tmp_path):
+    replay_server.add(split_events(web_search_stream()), headers=SSE)
+    model, provider = setup(replay_server, tmp_path, reasoning=False)
+    events = run(provider, model, hello())
+    assert types(events) == [
+        "start",
+        "text_start",
+        "text_delta",
+        "text_end",
+        "text_start",
+        "text_delta",
+        "text_end",
+        "done",
+    ]
+    message = final(events)
+    assert message.stop_reason == "stop"
+    assert message.text == "I'll search for that.It is a tropical plant."
+    first, search, cited = message.content
+    assert isinstance(first, TextContent) and first.citations is None
+    assert isinstance(search, ServerToolContent)
+    assert (search.id, search.name, search.input) == (
+        "srvtoolu_01",
+        "web_search",
+        {"query": "pineapple"},
+    )
+    assert search.result == [  # the encrypted content is left out
+        {
+            "type": "web_search_result",
+            "title": "Pineapple - Wikipedia",
+            "url": "https://en.wikipedia.org/wiki/Pineapple",
+            "page_age": "May 1, 2024",
+        }
+    ]
+    assert isinstance(cited, TextContent) and cited.citations is not None
+    [source] = cited.citations
+    assert (source.type, source.url, source.title, source.cited_text) == (
+        "web_search_result_location",
+        "https://en.wikipedia.org/wiki/Pineapple",
+        "Pineapple - Wikipedia",
+        "The pineapple is a tropical plant with an edible fruit.",
+    )
+    assert "encrypted_index" not in to_wire(source)
+    # a session file keeps both, camelCase
+    wire = to_wire(message)
+    assert wire["content"][2]["citations"][0]["citedText"].startswith("The pineapple")
+    assert AssistantMessage.model_validate(json.loads(json.dumps(wire))) == message
+    # sent back, only the text goes: no citations, no server tool blocks
+    turns = convert_messages([UserMessage(content="Hi"), message], model)
+    assert turns[1]["content"] == [
+        {"type": "text", "text": "I'll search for that."},
+        {"type": "text", "text": "It is a tropical plant."},
+    ]
 
 
 def test_history_conversion(replay_server, tmp_path):

@@ -18,6 +18,7 @@ from omp import (
     ImageContent,
     LlmContext,
     Model,
+    ServerToolContent,
     StreamOptions,
     TextContent,
     ThinkingContent,
@@ -311,6 +312,75 @@ def test_arguments_from_the_done_events_when_no_fragments_arrive(replay_server, 
     assert types(events) == ["start", "toolcall_start", "toolcall_delta", "toolcall_end", "done"]
     assert events[-1]["message"].tool_calls[0].arguments == {"path": "a.py"}
     assert events[-1]["reason"] == "toolUse"
+
+
+def web_search_events() -> list[dict]:
+    """A hosted web search then a cited answer, constructed by hand from OpenAI's
+    documented Responses streaming shapes (tests/fixtures has no recorded one)."""
+    search = {"id": "ws_1", "type": "web_search_call", "status": "in_progress"}
+    action = {
+        "type": "search",
+        "query": "pineapple",
+        "sources": [{"type": "url", "url": "https://en.wikipedia.org/wiki/Pineapple"}],
+    }
+    text = "The pineapple is a tropical plant."
+    note = {
+        "type": "url_citation",
+        "start_index": 4,
+        "end_index": 33,
+        "url": "https://en.wikipedia.org/wiki/Pineapple",
+        "title": "Pineapple - Wikipedia",
+    }
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "content": []}
+    part = {"type": "output_text", "text": text, "annotations": [note]}
+    return [
+        {"type": "response.output_item.added", "output_index": 0, "item": search},
+        {"type": "response.web_search_call.searching", "output_index": 0, "item_id": "ws_1"},
+        {"type": "response.web_search_call.completed", "output_index": 0, "item_id": "ws_1"},
+        {
+            "type": "response.output_item.done",
+            "output_index": 0,
+            "item": {**search, "status": "completed", "action": action},
+        },
+        {"type": "response.output_item.added", "output_index": 1, "item": message},
+        {"type": "response.output_text.delta", "item_id": "msg_1", "delta": text},
+        {
+            "type": "response.output_text.annotation.added",
+            "item_id": "msg_1",
+            "annotation_index": 0,
+            "annotation": note,
+        },
+        {
+            "type": "response.output_item.done",
+            "output_index": 1,
+            "item": {**message, "content": [part]},
+        },
+        completed({"input_tokens": 5, "output_tokens": 9, "total_tokens": 14}),
+    ]
+
+
+def test_hosted_web_search_and_url_citations(replay_server, tmp_path):
+    replay_server.add(sse(*web_search_events()))
+    events = run(make_provider(replay_server, tmp_path), gpt(), hello_context(), settings=FAST)
+    assert types(events) == ["start", "text_start", "text_delta", "text_end", "done"]
+    message = events[-1]["message"]
+    search, answer = message.content
+    assert isinstance(search, ServerToolContent)
+    assert (search.id, search.name, search.input["query"]) == ("ws_1", "web_search", "pineapple")
+    assert search.result == [{"type": "url", "url": "https://en.wikipedia.org/wiki/Pineapple"}]
+    assert isinstance(answer, TextContent)
+    [source] = answer.citations or []
+    assert (source.type, source.url, source.title, source.cited_text) == (
+        "url_citation",
+        "https://en.wikipedia.org/wiki/Pineapple",
+        "Pineapple - Wikipedia",
+        "pineapple is a tropical plant",
+    )
+    # sent back, only the text goes
+    later = LlmContext(system_prompt="", messages=[UserMessage(content="hi"), message])
+    sent = build_request(request_for(gpt(), later))
+    assert [item.get("role") for item in sent["input"]] == ["user", "assistant"]
+    assert "wikipedia" not in json.dumps(sent) and "ws_1" not in json.dumps(sent)
 
 
 def test_max_output_tokens_ends_with_length(replay_server, tmp_path):

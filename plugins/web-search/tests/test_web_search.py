@@ -1,5 +1,6 @@
 """The ``web_search`` tool (plugins/web-search) against loopback stand-ins of SearXNG's,
-Brave's, Tavily's and Exa's JSON APIs."""
+Brave's, Tavily's and Exa's JSON APIs, and of Anthropic's Messages API for the model's
+own search."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from omp import AbortSignal
 from omp_tool_web_search.tool import WebSearchParams, WebSearchTool
+from replay import split_events
 
 BRAVE_KEY = "brave-test-key-0123456789"
 TAVILY_KEY = "tvly-test-key-0123456789"
@@ -155,11 +157,11 @@ class FakeApi:
 
 
 def run_tool(
-    tool: WebSearchTool, settings: dict[str, Any] | None = None, **params: Any
+    tool: WebSearchTool, settings: dict[str, Any] | None = None, model: Any = None, **params: Any
 ) -> tuple[Any, Any]:
     import asyncio
 
-    ctx = SimpleNamespace(settings=dict(settings or {}), api=FakeApi())
+    ctx = SimpleNamespace(settings=dict(settings or {}), api=FakeApi(), model=model)
     result = asyncio.run(
         tool.execute("call-1", WebSearchParams(**params), AbortSignal(), None, ctx)
     )
@@ -404,7 +406,7 @@ def test_abort_cancels_the_request(stand_in: StandIn) -> None:
     stand_in.routes["/search"] = (200, HOLD)
     tool = WebSearchTool(env={"SEARXNG_URL": stand_in.url("")})
     signal = AbortSignal()
-    ctx = SimpleNamespace(settings={}, api=FakeApi())
+    ctx = SimpleNamespace(settings={}, api=FakeApi(), model=None)
 
     async def scenario() -> Any:
         call = asyncio.ensure_future(
@@ -434,3 +436,276 @@ def test_bad_searxng_url_is_one_line() -> None:
         "web_search failed: SearXNG's URL is not a full http(s):// URL: 'searx.local/search' "
         "(set SEARXNG_URL (or the setting webSearch.searxngUrl))"
     )
+
+
+# --- the model's own search (Anthropic's web_search server tool) ------------------------
+
+ANTHROPIC_KEY = "sk-ant-test-0123456789"
+SSE = {"content-type": "text/event-stream"}
+
+
+def sse(*events: dict[str, Any]) -> bytes:
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+
+def block(index: int, content: dict[str, Any], *deltas: dict[str, Any]) -> list[dict[str, Any]]:
+    start = {"type": "content_block_start", "index": index, "content_block": content}
+    moves = [{"type": "content_block_delta", "index": index, "delta": d} for d in deltas]
+    return [start, *moves, {"type": "content_block_stop", "index": index}]
+
+
+def message(stop: str, *blocks: list[dict[str, Any]]) -> bytes:
+    """An Anthropic Messages stream, constructed by hand from Anthropic's documented
+    streaming event shapes (no recorded web search stream is in tests/fixtures)."""
+    head = {"type": "message", "role": "assistant", "usage": {"input_tokens": 10}}
+    return sse(
+        {"type": "message_start", "message": head},
+        *[event for b in blocks for event in b],
+        {"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": 5}},
+        {"type": "message_stop"},
+    )
+
+
+def calls_web_search(query: str) -> bytes:
+    call = {"type": "tool_use", "id": "toolu_01", "name": "web_search", "input": {}}
+    arguments = {"type": "input_json_delta", "partial_json": json.dumps({"query": query})}
+    return message("tool_use", block(0, call, arguments))
+
+
+def says(text: str) -> bytes:
+    return message(
+        "end_turn", block(0, {"type": "text", "text": ""}, {"type": "text_delta", "text": text})
+    )
+
+
+def searches_natively() -> bytes:
+    """Anthropic's answer with the web_search server tool: a preamble, the search call
+    and its results, then text citing one of them."""
+    results = [
+        {
+            "type": "web_search_result",
+            "title": "Pineapple - Wikipedia",
+            "url": "https://en.wikipedia.org/wiki/Pineapple",
+            "encrypted_content": "EqgfCioIARgBIiQ3YTAwMjY1",
+            "page_age": "May 1, 2024",
+        },
+        {
+            "type": "web_search_result",
+            "title": "Pineapple facts",
+            "url": "https://example.org/facts",
+            "encrypted_content": "Eo8BCioIAhgBIiQy",
+        },
+    ]
+    citation = {
+        "type": "web_search_result_location",
+        "url": "https://en.wikipedia.org/wiki/Pineapple",
+        "title": "Pineapple - Wikipedia",
+        "encrypted_index": "Eo8BCioIAhgB",
+        "cited_text": "The pineapple is a tropical plant with an edible fruit.",
+    }
+    server_call = {
+        "type": "server_tool_use",
+        "id": "srvtoolu_01",
+        "name": "web_search",
+        "input": {},
+    }
+    query = {"type": "input_json_delta", "partial_json": '{"query": "pineapple"}'}
+    found = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": results}
+    return message(
+        "end_turn",
+        block(0, {"type": "text", "text": ""}, {"type": "text_delta", "text": "Let me search."}),
+        block(1, server_call, query),
+        block(2, found),
+        block(
+            3,
+            {"type": "text", "text": "", "citations": []},
+            {"type": "citations_delta", "citation": citation},
+            {"type": "text_delta", "text": "The pineapple is a tropical plant."},
+        ),
+    )
+
+
+def anthropic_session(
+    omp_harness: Any,
+    replay_server: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    settings: dict[str, Any],
+    api: str = "anthropic-messages",
+) -> Any:
+    """A session whose model (``api``: anthropic-messages or openai-responses) is served
+    by ``replay_server``."""
+    provider = {
+        "baseUrl": replay_server.url + ("/v1" if api == "openai-responses" else ""),
+        "api": api,
+        "apiKey": "CLAUDE_PROXY_KEY",
+        "models": [{"id": "claude-test"}],
+    }
+    (omp_harness.agent_dir / "models.json").write_text(
+        json.dumps({"providers": {"claude": provider}})
+    )
+    (omp_harness.agent_dir / "settings.json").write_text(
+        json.dumps({"retry": {"baseDelayMs": 1}, **settings})
+    )
+    monkeypatch.setenv("CLAUDE_PROXY_KEY", ANTHROPIC_KEY)
+    plugin = "anthropic" if api == "anthropic-messages" else "openai_responses"
+    session = omp_harness.session(builtins=["web-search", plugin], model="claude/claude-test")
+    return omp_harness.run(session, "look it up")
+
+
+def test_native_search_with_an_anthropic_model(
+    omp_harness: Any, replay_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    replay_server.add(calls_web_search("pineapple"), headers=SSE)
+    replay_server.add(searches_natively(), headers=SSE)
+    replay_server.add(says("done"), headers=SSE)
+    events = anthropic_session(omp_harness, replay_server, monkeypatch, {})
+    [end] = events.of("tool_execution_end")
+    assert not end.is_error
+    assert end.result["content"][0].text == (
+        "The pineapple is a tropical plant.\n"
+        "\n## Sources\n"
+        "[1] Pineapple - Wikipedia (May 1, 2024)\n"
+        "    https://en.wikipedia.org/wiki/Pineapple\n"
+        "    The pineapple is a tropical plant with an edible fruit.\n"
+        "[2] Pineapple facts\n"
+        "    https://example.org/facts"
+    )
+    assert end.result["details"]["provider"] == "native"
+    turn, search, _ = (r.json for r in replay_server.requests)
+    assert [t["name"] for t in turn["tools"]] == ["web_search"]
+    assert "input_schema" in turn["tools"][0]  # the session's tool, not the server tool
+    assert search["model"] == "claude-test"
+    assert search["tools"] == [{"type": "web_search_20250305", "name": "web_search"}]
+    assert search["messages"][0]["content"][0]["text"] == "pineapple"
+    assert replay_server.requests[1].headers["x-api-key"] == ANTHROPIC_KEY
+
+
+def test_native_failure_goes_on_to_a_backend(
+    omp_harness: Any, replay_server: Any, stand_in: StandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stand_in.routes["/search"] = (200, SEARXNG_ANSWER)
+    refusal = {"type": "error", "error": {"type": "invalid_request_error", "message": "no search"}}
+    replay_server.add(calls_web_search("pineapple"), headers=SSE)
+    replay_server.add(json.dumps(refusal), status=400)
+    replay_server.add(says("done"), headers=SSE)
+    settings = {"webSearch": {"searxngUrl": stand_in.url("")}}
+    events = anthropic_session(omp_harness, replay_server, monkeypatch, settings)
+    [end] = events.of("tool_execution_end")
+    assert not end.is_error
+    assert end.result["details"]["provider"] == "searxng"
+    assert end.result["content"][0].text.startswith("[1] Pineapple - Wikipedia")
+    assert len(replay_server.requests) == 3
+
+
+def test_native_only_fails_in_one_line(
+    omp_harness: Any, replay_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refusal = {"type": "error", "error": {"type": "invalid_request_error", "message": "no search"}}
+    replay_server.add(calls_web_search("pineapple"), headers=SSE)
+    replay_server.add(json.dumps(refusal), status=400)
+    replay_server.add(says("done"), headers=SSE)
+    settings = {"webSearch": {"provider": "native"}}
+    events = anthropic_session(omp_harness, replay_server, monkeypatch, settings)
+    [end] = events.of("tool_execution_end")
+    assert end.is_error
+    shown = end.result["content"][0].text
+    assert shown.startswith("web_search failed: Anthropic web search failed: ")
+    assert "no search" in shown and "\n" not in shown and ANTHROPIC_KEY not in shown
+
+
+def test_native_needs_a_model_that_searches(stand_in: StandIn) -> None:
+    from omp import Model
+
+    model = Model(provider="proxy", id="coder", api="openai-completions")
+    result, _ = run_tool(WebSearchTool(), {"webSearch.provider": "native"}, model, query="x")
+    assert text(result) == (
+        "web_search: webSearch.provider is native but the current model (proxy/coder) "
+        "cannot search the web itself (Anthropic and OpenAI Responses models can)."
+    )
+    # in auto, that model's searches go to a configured backend
+    stand_in.routes["/search"] = (200, SEARXNG_ANSWER)
+    tool = WebSearchTool(env={"SEARXNG_URL": stand_in.url("")})
+    result, _ = run_tool(tool, {}, model, query="pineapple")
+    assert result.details["provider"] == "searxng"
+
+
+def test_native_search_that_stalls_times_out(
+    omp_harness: Any, replay_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    replay_server.add(calls_web_search("pineapple"), headers=SSE)
+    replay_server.add(split_events(searches_natively()), headers=SSE, stall_after=1)
+    replay_server.add(says("done"), headers=SSE)
+    settings = {"webSearch": {"timeoutSeconds": 1}}
+    events = anthropic_session(omp_harness, replay_server, monkeypatch, settings)
+    [end] = events.of("tool_execution_end")
+    assert end.is_error
+    assert end.result["content"][0].text == (
+        "web_search failed: Anthropic web search did not answer within 1 s"
+    )
+
+
+def responses(*items: dict[str, Any]) -> bytes:
+    """An OpenAI Responses stream of finished output items, constructed by hand from
+    OpenAI's documented streaming shapes (only the events the parser needs)."""
+    events = [
+        event
+        for n, item in enumerate(items)
+        for event in (
+            {"type": "response.output_item.added", "output_index": n, "item": item},
+            {"type": "response.output_item.done", "output_index": n, "item": item},
+        )
+    ]
+    done = {"id": "resp_1", "status": "completed", "usage": {"input_tokens": 5}}
+    events.append({"type": "response.completed", "response": done})
+    return b"".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events)
+
+
+def test_native_search_with_an_openai_responses_model(
+    omp_harness: Any, replay_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    call = {
+        "id": "fc_1",
+        "type": "function_call",
+        "call_id": "call_1",
+        "name": "web_search",
+        "arguments": json.dumps({"query": "pineapple"}),
+    }
+    sources = [
+        {"type": "url", "url": "https://en.wikipedia.org/wiki/Pineapple"},
+        {"type": "url", "url": "https://example.org/facts"},
+    ]
+    action = {"type": "search", "query": "pineapple", "sources": sources}
+    text = "The pineapple is a tropical plant."
+    note = {
+        "type": "url_citation",
+        "start_index": 4,
+        "end_index": 33,
+        "url": "https://en.wikipedia.org/wiki/Pineapple",
+        "title": "Pineapple - Wikipedia",
+    }
+    answer = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": text, "annotations": [note]}],
+    }
+    done = {**answer, "content": [{"type": "output_text", "text": "done", "annotations": []}]}
+    replay_server.add(responses(call), headers=SSE)
+    search = {"id": "ws_1", "type": "web_search_call", "status": "completed", "action": action}
+    replay_server.add(responses(search, answer), headers=SSE)
+    replay_server.add(responses(done), headers=SSE)
+    events = anthropic_session(omp_harness, replay_server, monkeypatch, {}, "openai-responses")
+    [end] = events.of("tool_execution_end")
+    assert not end.is_error
+    assert end.result["content"][0].text == (
+        "The pineapple is a tropical plant.\n"
+        "\n## Sources\n"
+        "[1] Pineapple - Wikipedia\n"
+        "    https://en.wikipedia.org/wiki/Pineapple\n"
+        "    pineapple is a tropical plant\n"
+        "[2] https://example.org/facts\n"
+        "    https://example.org/facts"
+    )
+    sent = replay_server.requests[1].json
+    assert sent["tools"] == [{"type": "web_search"}]
+    assert "web_search_call.action.sources" in sent["include"]

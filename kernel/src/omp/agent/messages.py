@@ -38,12 +38,25 @@ def to_wire(model: BaseModel) -> dict[str, Any]:
 # -- content blocks ---------------------------------------------------------------
 
 
+class Citation(WireModel):
+    """A source a model cites for a span of its text (Anthropic's text ``citations``):
+    ``type`` is the provider's kind (``web_search_result_location``, ...), ``cited_text``
+    the quoted passage; other fields the provider sends are kept as they came."""
+
+    type: str = ""
+    url: str | None = None
+    title: str | None = None
+    cited_text: str | None = None
+
+
 class TextContent(WireModel):
-    """Text in a message."""
+    """Text in a message; ``citations``: the sources the model cites for it (never sent
+    back to a provider: only the text is)."""
 
     type: Literal["text"] = "text"
     text: str
     text_signature: str | None = None
+    citations: list[Citation] | None = None
 
 
 class ImageContent(WireModel):
@@ -85,9 +98,27 @@ class ToolCall(WireModel):
     """The documented repair (``omp.base.partial_json``) that made the arguments usable."""
 
 
+class ServerToolContent(WireModel):
+    """A tool the provider ran itself during the response (Anthropic's server tools such
+    as ``web_search``): its ``name``, ``input`` and ``result`` (the provider's own JSON,
+    without encrypted content). Kept for the record and for the caller to read; never
+    sent back to a provider."""
+
+    type: Literal["serverTool"] = "serverTool"
+    id: str
+    name: str
+    input: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
+
+
 UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]
 AssistantContent = Annotated[
-    TextContent | ThinkingContent | RedactedThinkingContent | ToolCall | ImageContent,
+    TextContent
+    | ThinkingContent
+    | RedactedThinkingContent
+    | ToolCall
+    | ImageContent
+    | ServerToolContent,
     Field(discriminator="type"),
 ]
 

@@ -10,7 +10,7 @@ conversion boundary as the agent loop's. No hooks run and nothing is written.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from omp.base.errors import OmpError
@@ -34,6 +34,7 @@ async def complete(
     max_tokens: int | None = None,
     registry: ModelRegistry | None = None,
     settings: Mapping[str, Any] | None = None,
+    on_payload: Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]] | None = None,
 ) -> AssistantMessage:
     """The model's answer to ``messages`` (a string is a user message).
 
@@ -43,13 +44,16 @@ async def complete(
     answer's ``tool_calls``, for the caller to run. A failed or aborted request is an
     answer whose ``stop_reason`` is ``"error"`` or ``"aborted"`` (``error_message``
     says why); a model that is unknown or cannot be used raises ``OmpError``.
+    ``on_payload`` is given the JSON body an HTTP provider is about to send and returns
+    the body to send (None: unchanged), for provider-specific request fields such as
+    Anthropic's server tools; a provider that sends no JSON body never calls it.
     """
     from omp.agent.messages import AssistantMessage
     from omp.base.abort import AbortSignal, run_abortable
 
     signal = signal or AbortSignal()
     provider, found, context, options = _request(
-        model, messages, system, tools, thinking, signal, max_tokens, registry, settings
+        model, messages, system, tools, thinking, signal, max_tokens, registry, settings, on_payload
     )
     final: list[AssistantMessage] = []
 
@@ -82,6 +86,7 @@ async def stream_completion(
     max_tokens: int | None = None,
     registry: ModelRegistry | None = None,
     settings: Mapping[str, Any] | None = None,
+    on_payload: Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]] | None = None,
 ) -> AsyncIterator[dict[str, Any]]:
     """``complete``, as the provider's events: ``start``, ``text_delta`` (``delta``),
     ``thinking_delta``, ``toolcall_*`` and a last ``done`` (``message``) or ``error``
@@ -91,7 +96,7 @@ async def stream_completion(
 
     signal = signal or AbortSignal()
     provider, found, context, options = _request(
-        model, messages, system, tools, thinking, signal, max_tokens, registry, settings
+        model, messages, system, tools, thinking, signal, max_tokens, registry, settings, on_payload
     )
     async for event in provider.stream(found, context, options):
         yield event
@@ -146,6 +151,7 @@ def _request(
     max_tokens: int | None,
     registry: ModelRegistry | None,
     settings: Mapping[str, Any] | None,
+    on_payload: Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]] | None = None,
 ) -> tuple[Provider, Model, LlmContext, StreamOptions]:
     from omp.agent.loop import IncrementalConversion
     from omp.agent.messages import UserMessage
@@ -178,6 +184,7 @@ def _request(
         thinking_level=thinking or "off",
         max_tokens=max_tokens or found.max_tokens,
         settings=stream_settings,
+        on_payload=on_payload,
     )
     return provider, found, context, options
 

@@ -2,6 +2,10 @@
 
 ``StreamParser.feed`` takes one decoded SSE event (``omp_llm.sse.SseEvent``) or its JSON
 object; the event's kind is read from the JSON ``type`` (some servers omit ``event:``).
+
+Server tools (``web_search``) have no normalized event: each ``server_tool_use`` becomes
+a ``ServerToolContent`` block of the message, its ``*_tool_result`` the block's
+``result``; text ``citations`` (and ``citations_delta``) land on the text block.
 """
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from omp import AssistantStream, RedactedThinkingContent
+from omp import AssistantStream, Citation, RedactedThinkingContent, ServerToolContent, TextContent
 from omp_llm.errors import ProviderError, stream_error
 from omp_llm.sse import json_loads
 
@@ -31,6 +35,8 @@ class StreamParser:
         self.secrets = list(secrets or [])
         self.open: dict[int, str] = {}
         """Index of each block still open -> its kind (text | thinking | tool_use)."""
+        self.server: dict[int, tuple[ServerToolContent, str]] = {}
+        """Index of each server tool call still open -> its block and input JSON so far."""
         self.signature: str | None = None
         self.stop_reason: str | None = None
         self.done = False
@@ -95,6 +101,7 @@ class StreamParser:
         out = self.out
         if kind == "text":
             events.append(out.text_start())
+            self._cite(block.get("citations"))
             if block.get("text"):
                 events.append(out.text_delta(block["text"]))
         elif kind == "thinking":
@@ -111,8 +118,14 @@ class StreamParser:
             out.message.content.append(RedactedThinkingContent(data=str(block.get("data", ""))))
             self.started = True
             return events
+        elif kind == "server_tool_use":
+            self._server_tool(index, block)
+            return events
+        elif isinstance(kind, str) and kind.endswith("_tool_result"):
+            self._server_result(block)
+            return events
         else:
-            return events  # server tools and other block kinds are not shown
+            return events  # other block kinds are not shown
         self.open[index] = kind
         self.started = True
         return events
@@ -120,10 +133,17 @@ class StreamParser:
     def _on_content_block_delta(self, data: dict[str, Any]) -> list[dict[str, Any]]:
         delta = data.get("delta")
         index = data.get("index", -1)
-        kind = self.open.get(index if type(index) is int else int(index))
+        index = index if type(index) is int else int(index)
+        kind = self.open.get(index)
         if kind is None or not delta:
+            if index in self.server and delta and delta.get("type") == "input_json_delta":
+                block, text = self.server[index]
+                self.server[index] = (block, text + str(delta.get("partial_json") or ""))
             return []
         dtype = delta.get("type")
+        if dtype == "citations_delta" and kind == "text":
+            self._cite([delta.get("citation")])
+            return []
         if dtype == "text_delta":
             text = delta.get("text")
             return [self.out.text_delta(text)] if kind == "text" and text else []
@@ -139,6 +159,15 @@ class StreamParser:
 
     def _on_content_block_stop(self, data: dict[str, Any]) -> list[dict[str, Any]]:
         index = int(data.get("index", -1))
+        if index in self.server:
+            block, text = self.server.pop(index)
+            if text.strip():
+                try:
+                    value = json.loads(text)
+                except ValueError:
+                    value = None
+                if isinstance(value, dict):
+                    block.input = value
         return [self._end(index)] if index in self.open else []
 
     # -- helpers -----------------------------------------------------------------------
@@ -149,6 +178,42 @@ class StreamParser:
             signature, self.signature = self.signature, None
             return self.out.thinking_end(signature)
         return getattr(self.out, _ENDS[kind])()
+
+    def _cite(self, citations: Any) -> None:
+        """Add ``citations`` (Anthropic's citation objects) to the open text block."""
+        if not isinstance(citations, list):
+            return
+        block = self.out.message.content[-1]
+        if not isinstance(block, TextContent):
+            return
+        for item in citations:
+            if isinstance(item, dict):
+                block.citations = [
+                    *(block.citations or []),
+                    Citation.model_validate(_without_encrypted(item)),
+                ]
+
+    def _server_tool(self, index: int, block: dict[str, Any]) -> None:
+        """A tool the server runs itself: kept as a block, its input JSON streamed."""
+        given = block.get("input")
+        call = ServerToolContent(
+            id=str(block.get("id") or ""),
+            name=str(block.get("name") or ""),
+            input=given if isinstance(given, dict) else {},
+        )
+        self.out.message.content.append(call)
+        self.server[index] = (call, "")
+        self.started = True
+
+    def _server_result(self, block: dict[str, Any]) -> None:
+        """A server tool's result, on its call's block (encrypted content left out:
+        it only matters when sent back, which omp does not do)."""
+        self.started = True
+        target = str(block.get("tool_use_id") or "")
+        for item in self.out.message.content:
+            if isinstance(item, ServerToolContent) and item.id == target:
+                item.result = _without_encrypted(block.get("content"))
+                return
 
     def _usage(self, usage: dict[str, Any]) -> None:
         target = self.out.message.usage
@@ -162,6 +227,17 @@ class StreamParser:
             if isinstance(value, int):
                 setattr(target, field, value)
         target.total_tokens = target.input + target.output + target.cache_read + target.cache_write
+
+
+def _without_encrypted(value: Any) -> Any:
+    """``value`` without its ``encrypted_*`` fields (large opaque blobs)."""
+    if isinstance(value, list):
+        return [_without_encrypted(item) for item in value]
+    if isinstance(value, dict):
+        return {
+            k: _without_encrypted(v) for k, v in value.items() if not k.startswith("encrypted_")
+        }
+    return value
 
 
 def _json(text: str, secrets: list[str | None]) -> dict[str, Any]:

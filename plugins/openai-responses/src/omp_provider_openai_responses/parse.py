@@ -3,6 +3,9 @@
 Each output item is one content block: ``reasoning`` -> thinking (its id and encrypted
 content are kept as the block's ``thinking_signature``), ``message`` -> text (its id as
 ``text_signature``), ``function_call`` -> a tool call with id ``<call_id>|<item_id>``.
+A hosted ``web_search_call`` becomes a ``ServerToolContent`` block (its ``action`` as
+the input, the action's ``sources`` as the result); a message's ``url_citation``
+annotations become its text block's ``citations``.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from omp import AssistantStream
+from omp import AssistantStream, Citation, ServerToolContent
 from omp_llm.errors import ProviderError, stream_error
 from omp_llm.sse import SseEvent, iter_sse_sync, json_loads, split_lines
 
@@ -119,12 +122,24 @@ class StreamParser:
                 events.append(out.text_delta(full))
             if item.get("id"):
                 block.text_signature = item["id"]
+            block.citations = _citations(parts) or None
             events.append(out.text_end())
         elif kind == "function_call":
             if self.open != "toolcall":
                 self._start_call(item, events)
             self._full_arguments(item.get("arguments"), events)
             events.append(out.toolcall_end())
+        elif kind == "web_search_call":
+            self._close(events)
+            action = item.get("action") if isinstance(item.get("action"), dict) else {}
+            out.message.content.append(
+                ServerToolContent(
+                    id=str(item.get("id") or ""),
+                    name="web_search",
+                    input=action,
+                    result=action.get("sources"),
+                )
+            )
         else:
             return
         self.open = None
@@ -191,6 +206,30 @@ class StreamParser:
         if code in RETRYABLE_CODES:
             error.retryable = True
         return error
+
+
+def _citations(parts: list[Any]) -> list[Citation]:
+    """The ``url_citation`` annotations of a message's parts, each with the text it
+    annotates as ``cited_text``."""
+    found: list[Citation] = []
+    for part in parts:
+        if not isinstance(part, dict):
+            continue
+        text = str(part.get("text") or "")
+        for note in part.get("annotations") or ():
+            if not isinstance(note, dict) or note.get("type") != "url_citation":
+                continue
+            start, end = note.get("start_index"), note.get("end_index")
+            cited = text[start:end] if isinstance(start, int) and isinstance(end, int) else None
+            found.append(
+                Citation(
+                    type="url_citation",
+                    url=note.get("url"),
+                    title=note.get("title"),
+                    cited_text=cited or None,
+                )
+            )
+    return found
 
 
 def parse_recorded(data: bytes, model: Any) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ from typing import Any
 import omp
 from omp import SettingSpec
 
-PROVIDERS = ("auto", "exa", "tavily", "brave", "searxng")
+PROVIDERS = ("auto", "native", "exa", "tavily", "brave", "searxng")
 
 
 @omp.hookimpl
@@ -22,7 +22,9 @@ def omp_register_settings(api: Any) -> list[SettingSpec]:
             "webSearch.provider",
             "string",
             "auto",
-            "the search backend; auto: the first configured of exa, tavily, brave, searxng",
+            "the search backend; native: the current model's own search (Anthropic, OpenAI); "
+            "auto: native when the model has it, else the first configured of exa, "
+            "tavily, brave, searxng",
             choices=PROVIDERS,
         ),
         SettingSpec(

@@ -1,4 +1,5 @@
-"""The ``web_search`` tool: omp's parameters, a configured backend, numbered results."""
+"""The ``web_search`` tool: omp's parameters, the model's own search or a configured
+backend, numbered results."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from omp import AbortSignal, Tool, ToolResult, run_abortable
 from pydantic import BaseModel, Field
 
 from omp_tool_web_search.backends import Answer
+from omp_tool_web_search.native import native_label, native_search
 from omp_tool_web_search.search import SearchError, ask, configured, hide
 
 DEFAULT_LIMIT = 10
@@ -65,11 +67,34 @@ class WebSearchTool(Tool):
         settings = ctx.settings
         timeout = float(settings.get("webSearch.timeoutSeconds") or DEFAULT_TIMEOUT)
         timeout = min(max(timeout, 1.0), MAX_TIMEOUT)
+        choice = str(settings.get("webSearch.provider") or "auto")
+        failures: list[str] = []
+        if choice == "native" or (choice == "auto" and native_label(ctx.model)):
+            label = native_label(ctx.model)
+            if label is None:
+                model = ctx.model.key if ctx.model is not None else "none"
+                return ToolResult.error(
+                    f"web_search: webSearch.provider is native but the current model "
+                    f"({model}) cannot search the web itself "
+                    "(Anthropic and OpenAI Responses models can).",
+                    details,
+                )
+            if on_update is not None:
+                on_update(f"Searching the web with {ctx.model.key} for {query}")
+            found = await _ask_native(label, timeout, ctx, query, params.recency, signal)
+            if isinstance(found, Answer):
+                return _found(found, "native", limit, details)
+            if found is None:
+                return ToolResult.error("web_search was aborted.", details)
+            if choice == "native":
+                return ToolResult.error("web_search failed: " + found, details)
+            failures.append(found)
         try:
             candidates = configured(settings, self.env or os.environ, self.urls)
         except SearchError as exc:
+            if failures:
+                return ToolResult.error("web_search failed: " + "; ".join(failures), details)
             return ToolResult.error(str(exc), details)
-        failures: list[str] = []
         for backend, access in candidates:
             if access.key:
                 ctx.api.register_secret(access.key, backend.secret)
@@ -84,12 +109,39 @@ class WebSearchTool(Tool):
             if isinstance(result, str):
                 failures.append(hide(result, access))
                 continue
-            hits = result.hits[:limit]
-            details.update(provider=backend.name, results=[vars(h) for h in hits])
-            if result.answer:
-                details["answer"] = result.answer
-            return ToolResult.text(format_answer(result, limit), details)
+            return _found(result, backend.name, limit, details)
         return ToolResult.error("web_search failed: " + "; ".join(failures), details)
+
+
+def _found(result: Answer, provider: str, limit: int, details: dict[str, Any]) -> ToolResult:
+    hits = result.hits[:limit]
+    details.update(provider=provider, results=[vars(h) for h in hits])
+    if result.answer:
+        details["answer"] = result.answer
+    return ToolResult.text(format_answer(result, limit), details)
+
+
+async def _ask_native(
+    label: str, timeout: float, ctx: Any, query: str, recency: str | None, signal: Any
+) -> Answer | str | None:
+    """The session model's own search: its answer, why it failed, or None when aborted."""
+    import asyncio
+
+    outcome: list[Answer | str] = []
+
+    async def attempt() -> None:
+        try:
+            async with asyncio.timeout(timeout):
+                outcome.append(await native_search(ctx, query, recency, signal))
+        except SearchError as exc:
+            outcome.append(str(exc))
+        except TimeoutError:
+            outcome.append(f"{label} web search did not answer within {timeout:g} s")
+
+    failure = await run_abortable(attempt(), signal or AbortSignal())
+    if failure == "aborted":
+        return None
+    return outcome[0] if outcome else f"{label} web search failed ({failure})"
 
 
 async def _attempt(outcome: list[Answer | str], backend: Any, access: Any, *args: Any) -> None:
