@@ -207,7 +207,6 @@ _EXPORTS: dict[str, str] = {
     "thinking_levels": "omp.base.thinking",
     "next_thinking_level": "omp.base.thinking",
     "describe_compaction": "omp.runtime.compaction:describe",
-    "run_user_shell": "omp.runtime.user_shell",
     "set_session_name": "omp.runtime.actions",
     # Files, processes and secrets
     "split_front_matter": "omp.base.frontmatter",
@@ -497,7 +496,6 @@ if TYPE_CHECKING:
         next_thinking_level as next_thinking_level,
     )
     from omp.runtime.compaction import describe as describe_compaction
-    from omp.runtime.user_shell import run_user_shell as run_user_shell
     from omp.runtime.actions import set_session_name as set_session_name
 
     # Files, processes and secrets
@@ -853,7 +851,6 @@ __all__ = [
     "resolve_path",
     "resolve_setting",
     "run_abortable",
-    "run_user_shell",
     "running_process_groups",
     "save_setting",
     "serialize_conversation",
