@@ -28,7 +28,14 @@ PLUGIN_KEYS = {
         "mcp.resultMaxBytes",
         "mcp.importOtherAgents",
     ],
-    "read": ["read.pdf", "read.notebooks", "read.images", "read.archives", "read.sqlite"],
+    "read": [
+        "read.pdf",
+        "read.notebooks",
+        "read.images",
+        "read.archives",
+        "read.sqlite",
+        "read.docx",
+    ],
     "scripted": ["scripted.script"],
     "search": ["search.regexTimeoutMs", "search.backend", "includeWorkspaceTree"],
     "sequential-thinking": [

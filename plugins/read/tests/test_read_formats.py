@@ -83,6 +83,79 @@ def test_pdf_setting_off_refuses_it_as_binary(tmp_path: Path) -> None:
     assert "setting read.pdf" in text(result) and "secret" not in text(result)
 
 
+# -- Word documents --------------------------------------------------------------
+
+
+def make_docx(path: Path) -> None:
+    from docx import Document
+
+    document = Document()
+    document.add_heading("Report", level=1)
+    document.add_paragraph("First paragraph.")
+    document.add_paragraph("")  # empty: not a block
+    document.add_heading("Details", level=2)
+    document.add_paragraph("alpha", style="List Bullet")
+    document.add_paragraph("beta", style="List Bullet")
+    table = document.add_table(rows=2, cols=2)
+    for row, cells in enumerate((("name", "count"), ("a|b", "2"))):
+        for col, value in enumerate(cells):
+            table.cell(row, col).text = value
+    document.add_paragraph("Last words.")
+    document.save(str(path))
+
+
+def test_docx_as_markdown_in_document_order(tmp_path: Path) -> None:
+    make_docx(tmp_path / "doc.docx")
+    result = run("doc.docx", tmp_path)
+    assert not result.is_error
+    assert text(result) == (
+        "# Report\n\nFirst paragraph.\n\n## Details\n\n- alpha\n- beta\n\n"
+        "| name | count |\n| --- | --- |\n| a\\|b | 2 |\n\nLast words."
+    )
+    assert result.details["totalParagraphs"] == 7
+
+
+def test_docx_offset_and_limit_count_paragraphs(tmp_path: Path) -> None:
+    make_docx(tmp_path / "doc.docx")
+    out = text(run("doc.docx", tmp_path, offset=4, limit=3))
+    assert out == (
+        "- alpha\n- beta\n\n| name | count |\n| --- | --- |\n| a\\|b | 2 |\n\n"
+        "[Showing paragraphs 4-6 of 7. Use offset=7 to continue.]"
+    )
+    beyond = run("doc.docx", tmp_path, offset=8)
+    assert beyond.is_error and "beyond the end of the document (7 paragraphs)" in text(beyond)
+
+
+def test_docx_setting_off_refuses_it_as_binary(tmp_path: Path) -> None:
+    make_docx(tmp_path / "doc.docx")
+    result = run("doc.docx", tmp_path, settings={"read.docx": False})
+    assert result.is_error
+    assert "binary file (Word document, " in text(result)
+    assert "setting read.docx" in text(result) and "Report" not in text(result)
+
+
+def test_docx_without_python_docx_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_docx(tmp_path / "doc.docx")
+    monkeypatch.setitem(sys.modules, "docx", None)  # as if not installed
+    result = run("doc.docx", tmp_path)
+    assert result.is_error
+    assert text(result) == (
+        "Cannot read doc.docx: it is a Word document and reading .docx files needs "
+        "python-docx (pip install 'omp-tool-read[formats]')."
+    )
+
+
+def test_broken_docx_is_a_one_line_error(tmp_path: Path) -> None:
+    with zipfile.ZipFile(tmp_path / "bad.docx", "w") as zf:
+        zf.writestr("hello.txt", "not a Word document")
+    result = run("bad.docx", tmp_path)
+    assert result.is_error
+    assert text(result).startswith("Cannot read bad.docx: not a readable Word document (")
+    assert "\n" not in text(result)
+
+
 # -- notebooks ---------------------------------------------------------------------
 
 

@@ -1,6 +1,7 @@
-"""The formats ``read`` presents beyond text and images: PDFs, notebooks, archives
-(listing, or a member by ``archive.zip:path/inside``) and SQLite databases
-(``db.sqlite``, ``db.sqlite:table``, ``db.sqlite?q=...``); each reader in its module."""
+"""The formats ``read`` presents beyond text and images: PDFs, Word documents,
+notebooks, archives (listing, or a member by ``archive.zip:path/inside``) and SQLite
+databases (``db.sqlite``, ``db.sqlite:table``, ``db.sqlite?q=...``); each reader in its
+module."""
 
 from __future__ import annotations
 
@@ -16,12 +17,16 @@ from omp_tool_read.text import BINARY_SNIFF_BYTES, read_text
 
 
 def read_format(kind: str, fh: Any, abs_path: str, params: Any, signal: Any) -> ToolResult:
-    """A PDF, notebook, archive listing or SQLite schema (``kinds.detect``)."""
+    """A PDF, Word document, notebook, archive listing or SQLite schema (``kinds.detect``)."""
     shown = params.path
     if kind == "pdf":
         from omp_tool_read.pdf import read_pdf
 
         return read_pdf(abs_path, shown, params.offset, params.limit, signal)
+    if kind == "docx":
+        from omp_tool_read.docx import read_docx
+
+        return read_docx(abs_path, shown, params.offset, params.limit, signal)
     if kind == "notebook":
         from omp_tool_read.notebook import read_notebook
 

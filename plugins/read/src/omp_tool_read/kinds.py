@@ -37,11 +37,13 @@ def is_archive_name(path: str) -> bool:
 
 
 def detect(path: str, head: bytes) -> str | None:
-    """The format reader for this file ("pdf", "notebook", "archive", "sqlite"), or None:
-    text (or an image, which the caller sniffs first)."""
+    """The format reader for this file ("pdf", "docx", "notebook", "archive", "sqlite"),
+    or None: text (or an image, which the caller sniffs first)."""
     lower = path.lower()
     if head.startswith(b"%PDF-"):
         return "pdf"
+    if lower.endswith(".docx") and head.startswith(b"PK\x03\x04"):
+        return "docx"
     if head.startswith(SQLITE_MAGIC):
         return "sqlite"
     if lower.endswith(".ipynb"):
@@ -51,8 +53,10 @@ def detect(path: str, head: bytes) -> str | None:
     return None
 
 
-def describe(head: bytes) -> str:
+def describe(head: bytes, path: str = "") -> str:
     """A few words on what a binary file is ("ELF executable"), from its magic bytes."""
+    if path.lower().endswith(".docx") and head.startswith(b"PK\x03\x04"):
+        return "Word document"
     for magic, what in _MAGIC:
         if head.startswith(magic):
             return what

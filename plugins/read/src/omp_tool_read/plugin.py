@@ -13,6 +13,7 @@ FORMAT_SETTINGS = {
     "image": "read.images",
     "archive": "read.archives",
     "sqlite": "read.sqlite",
+    "docx": "read.docx",
 }
 """Each format's on/off setting (boolean, default on); here, not in ``kinds``, so that
 declaring the settings (``omp --help`` does) imports nothing more."""

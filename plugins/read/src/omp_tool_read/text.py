@@ -47,7 +47,7 @@ def refuse_binary(
     shown_path: str, abs_path: str, head: bytes, size: int | None, off: str | None = None
 ) -> ToolResult:
     """A binary file ``read`` cannot present: what it is and how large, not its bytes."""
-    what = kinds.describe(head)
+    what = kinds.describe(head, abs_path)
     shape = f"{what}, {human_size(size)}" if size is not None else what
     why = (
         f" Reading this format is turned off (setting {kinds.FORMAT_SETTINGS[off]})." if off else ""

@@ -53,7 +53,8 @@ class ReadParams(BaseModel):
         ge=1,
         description=(
             "1-indexed number of the first line to show (default: 1); "
-            "the first page of a PDF, cell of a notebook, row of a SQLite table."
+            "the first page of a PDF, paragraph of a .docx, cell of a notebook, row of a "
+            "SQLite table."
         ),
     )
     limit: int | None = Field(
@@ -71,7 +72,8 @@ class ReadTool(Tool):
         f"(at most {DEFAULT_LIMIT} lines or 50 KiB per call). "
         "For longer files, page with `offset` (1-indexed first line) and `limit` (line count). "
         "Images (png, jpg, gif, webp) are shown as images; PDFs as text per page "
-        "(offset/limit count pages); Jupyter notebooks as cells with their outputs; zip/tar "
+        "(offset/limit count pages); Word .docx files as Markdown (offset/limit count "
+        "paragraphs); Jupyter notebooks as cells with their outputs; zip/tar "
         "archives as a member listing (read a member as archive.zip:path/inside); SQLite "
         "databases as their schema (db.sqlite:table for rows, db.sqlite?q=SELECT ... for a "
         "read-only query); a directory gives a listing; `artifact://ID` reads a saved full "
