@@ -18,6 +18,7 @@ from omp import (
     ImageContent,
     LlmContext,
     Model,
+    ServerToolContent,
     StreamOptions,
     TextContent,
     ThinkingContent,
@@ -266,6 +267,81 @@ def test_max_tokens_is_length_and_safety_is_an_error(replay_server, tmp_path):
     assert events[-1]["type"] == "error"
     assert "SAFETY" in events[-1]["error"].error_message
     assert len(replay_server.requests) == 2
+
+
+def grounded_stream() -> list[bytes]:
+    """A Gemini answer grounded by Google Search, constructed by hand from Google's
+    documented GenerateContentResponse shape (``groundingMetadata`` with
+    ``webSearchQueries``, ``groundingChunks`` and ``groundingSupports``): no recorded
+    grounded stream is in tests/fixtures. The metadata comes on the last two chunks, the
+    second repeating the first (as Gemini may)."""
+    first = "The pineapple is a tropical plant."
+    second = " It was first grown in South America."
+    meta = {
+        "webSearchQueries": ["pineapple origin", "pineapple plant"],
+        "searchEntryPoint": {"renderedContent": "<div>...</div>"},
+        "groundingChunks": [
+            {"web": {"uri": "https://en.wikipedia.org/wiki/Pineapple", "title": "wikipedia.org"}},
+            {"web": {"uri": "https://example.org/facts", "title": "example.org"}},
+            {"retrievedContext": {"uri": "gs://bucket/doc", "title": "not the web"}},
+        ],
+        "groundingSupports": [
+            {
+                "segment": {"startIndex": 0, "endIndex": len(first), "text": first},
+                "groundingChunkIndices": [0],
+                "confidenceScores": [0.9],
+            },
+            {
+                "segment": {"startIndex": len(first), "endIndex": 71, "text": second.strip()},
+                "groundingChunkIndices": [0, 1, 2, 7],
+            },
+        ],
+    }
+    chunk = text_chunk(second, "STOP")
+    chunk["candidates"][0]["groundingMetadata"] = meta
+    repeat = {"candidates": [{"content": {"role": "model", "parts": [{"text": ""}]}}]}
+    repeat["candidates"][0]["groundingMetadata"] = meta
+    repeat["usageMetadata"] = {"promptTokenCount": 5, "candidatesTokenCount": 9}
+    return sse(text_chunk(first), chunk, repeat)
+
+
+def test_google_search_grounding_is_kept_and_never_sent_back(replay_server, tmp_path):
+    provider, model = make_provider(replay_server, tmp_path)
+    replay_server.add(grounded_stream(), headers=SSE)
+    events = run(provider, model, LlmContext("", [UserMessage(content="pineapple?")]))
+    assert types(events) == ["start", "text_start", "text_delta", "text_delta", "text_end", "done"]
+    message = events[-1]["message"]
+    text, search = message.content
+    assert text.text == "The pineapple is a tropical plant. It was first grown in South America."
+    wiki, facts = "https://en.wikipedia.org/wiki/Pineapple", "https://example.org/facts"
+    assert [(c.type, c.url, c.title, c.cited_text) for c in text.citations] == [
+        ("grounding_support", wiki, "wikipedia.org", "The pineapple is a tropical plant."),
+        ("grounding_support", wiki, "wikipedia.org", "It was first grown in South America."),
+        ("grounding_support", facts, "example.org", "It was first grown in South America."),
+    ]
+    assert isinstance(search, ServerToolContent)
+    assert search.name == "google_search"
+    assert search.input == {"queries": ["pineapple origin", "pineapple plant"]}
+    assert search.result == [
+        {"url": wiki, "title": "wikipedia.org"},
+        {"url": facts, "title": "example.org"},
+    ]
+    # survives a session file's JSON round trip
+    assert AssistantMessage.model_validate_json(message.model_dump_json()) == message
+    # sent back: the text only
+    context = LlmContext(
+        "", [UserMessage(content="pineapple?"), message, UserMessage(content="ok")]
+    )
+    contents = build_request(
+        SimpleNamespace(model=model, context=context, options=StreamOptions(), compat={})
+    )["contents"]
+    assert contents[1] == {"role": "model", "parts": [{"text": text.text}]}
+
+
+def test_a_stream_without_grounding_gains_no_search_block():
+    events = parse_recorded(b"".join(sse(text_chunk("Hello", "STOP"))), gemini())
+    [text] = events[-1]["message"].content
+    assert (text.text, text.citations) == ("Hello", None)
 
 
 # -- request conversion -----------------------------------------------------------------

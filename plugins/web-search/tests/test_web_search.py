@@ -1,6 +1,6 @@
 """The ``web_search`` tool (plugins/web-search) against loopback stand-ins of SearXNG's,
-Brave's, Tavily's and Exa's JSON APIs, and of Anthropic's Messages API for the model's
-own search."""
+Brave's, Tavily's and Exa's JSON APIs, and of Anthropic's Messages, OpenAI's Responses
+and Gemini's streamGenerateContent APIs for the model's own search."""
 
 from __future__ import annotations
 
@@ -532,8 +532,8 @@ def anthropic_session(
     settings: dict[str, Any],
     api: str = "anthropic-messages",
 ) -> Any:
-    """A session whose model (``api``: anthropic-messages or openai-responses) is served
-    by ``replay_server``."""
+    """A session whose model (``api``: anthropic-messages, openai-responses or
+    google-generative-ai) is served by ``replay_server``."""
     provider = {
         "baseUrl": replay_server.url + ("/v1" if api == "openai-responses" else ""),
         "api": api,
@@ -547,7 +547,11 @@ def anthropic_session(
         json.dumps({"retry": {"baseDelayMs": 1}, **settings})
     )
     monkeypatch.setenv("CLAUDE_PROXY_KEY", ANTHROPIC_KEY)
-    plugin = "anthropic" if api == "anthropic-messages" else "openai_responses"
+    plugin = {
+        "anthropic-messages": "anthropic",
+        "openai-responses": "openai_responses",
+        "google-generative-ai": "google",
+    }[api]
     session = omp_harness.session(builtins=["web-search", plugin], model="claude/claude-test")
     return omp_harness.run(session, "look it up")
 
@@ -620,7 +624,7 @@ def test_native_needs_a_model_that_searches(stand_in: StandIn) -> None:
     result, _ = run_tool(WebSearchTool(), {"webSearch.provider": "native"}, model, query="x")
     assert text(result) == (
         "web_search: webSearch.provider is native but the current model (proxy/coder) "
-        "cannot search the web itself (Anthropic and OpenAI Responses models can)."
+        "cannot search the web itself (Anthropic, OpenAI Responses and Gemini models can)."
     )
     # in auto, that model's searches go to a configured backend
     stand_in.routes["/search"] = (200, SEARXNG_ANSWER)
@@ -709,3 +713,59 @@ def test_native_search_with_an_openai_responses_model(
     sent = replay_server.requests[1].json
     assert sent["tools"] == [{"type": "web_search"}]
     assert "web_search_call.action.sources" in sent["include"]
+
+
+def gemini(*parts: dict[str, Any], grounding: dict[str, Any] | None = None) -> bytes:
+    """A Gemini streamGenerateContent SSE body of one chunk, constructed by hand from
+    Google's documented GenerateContentResponse shape (``groundingMetadata`` with
+    ``webSearchQueries``, ``groundingChunks`` and ``groundingSupports``)."""
+    candidate: dict[str, Any] = {
+        "content": {"role": "model", "parts": list(parts)},
+        "finishReason": "STOP",
+    }
+    if grounding:
+        candidate["groundingMetadata"] = grounding
+    chunk = {"candidates": [candidate], "usageMetadata": {"promptTokenCount": 5}}
+    return f"data: {json.dumps(chunk)}\r\n\r\n".encode()
+
+
+def test_native_search_with_a_gemini_model(
+    omp_harness: Any, replay_server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = "The pineapple is a tropical plant."
+    wiki = "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbC1"
+    grounding = {
+        "webSearchQueries": ["pineapple"],
+        "groundingChunks": [
+            {"web": {"uri": wiki, "title": "wikipedia.org"}},
+            {"web": {"uri": "https://example.org/facts", "title": "example.org"}},
+        ],
+        "groundingSupports": [
+            {
+                "segment": {"startIndex": 4, "endIndex": 33, "text": text[4:33]},
+                "groundingChunkIndices": [0],
+            }
+        ],
+    }
+    call = {"functionCall": {"name": "web_search", "args": {"query": "pineapple"}}}
+    replay_server.add(gemini(call), headers=SSE)
+    replay_server.add(gemini({"text": text}, grounding=grounding), headers=SSE)
+    replay_server.add(gemini({"text": "done"}), headers=SSE)
+    events = anthropic_session(omp_harness, replay_server, monkeypatch, {}, "google-generative-ai")
+    [end] = events.of("tool_execution_end")
+    assert not end.is_error
+    assert end.result["content"][0].text == (
+        "The pineapple is a tropical plant.\n"
+        "\n## Sources\n"
+        "[1] wikipedia.org\n"
+        f"    {wiki}\n"
+        "    pineapple is a tropical plant\n"
+        "[2] example.org\n"
+        "    https://example.org/facts"
+    )
+    assert end.result["details"]["provider"] == "native"
+    turn, search, _ = (r.json for r in replay_server.requests)
+    assert "functionDeclarations" in turn["tools"][0]  # the session's tools
+    assert search["tools"] == [{"google_search": {}}]
+    assert search["contents"][0]["parts"][0]["text"] == "pineapple"
+    assert replay_server.requests[1].headers["x-goog-api-key"] == ANTHROPIC_KEY

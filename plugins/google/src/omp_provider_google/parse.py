@@ -2,6 +2,8 @@
 
 Independent of HTTP: ``StreamParser.feed`` takes one decoded SSE event, ``finish``
 gives the final ``done`` or raises ProviderError when the stream ended incomplete.
+Google Search grounding (``groundingMetadata``) is added to the message at the end
+(see omp_provider_google.grounding).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 from omp import AssistantStream
 from omp_llm.errors import ProviderError, stream_error
 from omp_llm.sse import json_loads
+
+from omp_provider_google.grounding import Grounding
 
 RETRYABLE = {"RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL", "DEADLINE_EXCEEDED"}
 _counter = itertools.count(1)
@@ -33,6 +37,7 @@ class StreamParser:
         self.finish_reason: str | None = None
         self.final_usage = False
         """usageMetadata arrived with or after the finish reason."""
+        self.grounding = Grounding()
 
     @property
     def complete(self) -> bool:
@@ -68,6 +73,8 @@ class StreamParser:
         candidate = candidates[0] if candidates else {}
         for part in (candidate.get("content") or {}).get("parts") or []:
             events.extend(self._part(part))
+        if "groundingMetadata" in candidate:
+            self.grounding.add(candidate["groundingMetadata"])
         if candidate.get("finishReason"):
             self.finish_reason = candidate["finishReason"]
         if self.finish_reason and isinstance(data.get("usageMetadata"), dict):
@@ -165,6 +172,7 @@ class StreamParser:
                 kind="incomplete",
             )
         events = self._close()
+        self.grounding.apply(self.out.message)
         if reason == "STOP":
             return [*events, self.out.done()]
         if reason == "MAX_TOKENS":

@@ -1,8 +1,8 @@
 """The provider's own web search: one ``omp.complete`` call to the session's model with
 the provider's hosted search tool added to the request body (Anthropic's
-``web_search_20250305`` server tool, OpenAI Responses' ``web_search``). The results are
-the search's hits (title, URL, page age), each with the passage the model cited from it,
-and the model's cited answer."""
+``web_search_20250305`` server tool, OpenAI Responses' ``web_search``, Gemini's
+``google_search`` grounding). The results are the search's hits (title, URL, page age),
+each with the passage the model cited from it, and the model's cited answer."""
 
 from __future__ import annotations
 
@@ -15,12 +15,15 @@ from omp_tool_web_search.search import SearchError
 
 @dataclass(frozen=True)
 class Hosted:
-    """A provider's hosted search: the tool to add to the body, and ``include`` entries
-    (OpenAI: to get the sources back)."""
+    """A provider's hosted search: the tool to add to the body, ``include`` entries
+    (OpenAI: to get the sources back), and whether the search's block comes after the
+    answer it grounds (Gemini: the whole text is the answer; the others' text before
+    the search is a preamble)."""
 
     label: str
     tool: dict[str, Any]
     include: tuple[str, ...] = field(default=())
+    search_last: bool = False
 
 
 NATIVE: dict[str, Hosted] = {
@@ -30,6 +33,7 @@ NATIVE: dict[str, Hosted] = {
     "openai-responses": Hosted(
         "OpenAI", {"type": "web_search"}, ("web_search_call.action.sources",)
     ),
+    "google-generative-ai": Hosted("Gemini", {"google_search": {}}, search_last=True),
 }
 """The model APIs whose provider searches the web itself."""
 MAX_TOKENS = 4096
@@ -82,7 +86,7 @@ async def native_search(ctx: Any, query: str, recency: str | None, signal: Any) 
         reason = " ".join((message.error_message or message.stop_reason).split())
         raise SearchError(f"{hosted.label} web search failed: {reason}")
     searches = [b for b in message.content if isinstance(b, ServerToolContent)]
-    first = message.content.index(searches[0]) if searches else 0
+    first = message.content.index(searches[0]) if searches and not hosted.search_last else 0
     texts = [b for b in message.content[first:] if isinstance(b, TextContent)]
     cited: dict[str, Any] = {}
     for text in texts:

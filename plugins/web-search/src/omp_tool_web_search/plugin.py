@@ -22,9 +22,9 @@ def omp_register_settings(api: Any) -> list[SettingSpec]:
             "webSearch.provider",
             "string",
             "auto",
-            "the search backend; native: the current model's own search (Anthropic, OpenAI); "
-            "auto: native when the model has it, else the first configured of exa, "
-            "tavily, brave, searxng",
+            "the search backend; native: the current model's own search (Anthropic, "
+            "OpenAI, Gemini); auto: native when the model has it, else the first "
+            "configured of exa, tavily, brave, searxng",
             choices=PROVIDERS,
         ),
         SettingSpec(

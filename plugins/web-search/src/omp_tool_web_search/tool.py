@@ -76,7 +76,7 @@ class WebSearchTool(Tool):
                 return ToolResult.error(
                     f"web_search: webSearch.provider is native but the current model "
                     f"({model}) cannot search the web itself "
-                    "(Anthropic and OpenAI Responses models can).",
+                    "(Anthropic, OpenAI Responses and Gemini models can).",
                     details,
                 )
             if on_update is not None:
