@@ -9,7 +9,7 @@ import omp
 from omp import AssistantStream, Model, Provider, Tool, ToolResult
 from pydantic import BaseModel
 
-BUILTINS = ["read", "search", "edit", "bash", "plan-mode"]
+BUILTINS = ["read", "search", "edit", "bash", "plan_mode"]
 PLANNING = {"read", "grep", "find", "ls", "write"}
 
 

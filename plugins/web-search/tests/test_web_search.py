@@ -182,7 +182,7 @@ def search_session(
     call = {"name": "web_search", "arguments": arguments}
     session = omp_harness.session(
         script=[{"tool_calls": [call]}, {"text": "done", "repeat": True}],
-        builtins=["web-search"],
+        builtins=["web_search"],
         offline=offline,
     )
     return omp_harness.run(session, "look it up")
@@ -552,7 +552,7 @@ def anthropic_session(
         "openai-responses": "openai_responses",
         "google-generative-ai": "google",
     }[api]
-    session = omp_harness.session(builtins=["web-search", plugin], model="claude/claude-test")
+    session = omp_harness.session(builtins=["web_search", plugin], model="claude/claude-test")
     return omp_harness.run(session, "look it up")
 
 
