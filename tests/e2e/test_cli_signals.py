@@ -4,12 +4,12 @@ with real processes and real signals."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import time
 
 import pytest
+from process_groups import group_gone
 
 SLEEPY_TURN_START = """
 import time
@@ -32,17 +32,6 @@ def _finish(proc: subprocess.Popen[str], seconds: float = 10) -> tuple[str, str,
         out, err = proc.communicate()
         pytest.fail(f"omp did not end within {seconds} s of the signal: {err}")
     return out, err, time.monotonic() - started
-
-
-def _gone(pid: int, seconds: float = 5) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        try:
-            os.killpg(pid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.05)
-    return False
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
@@ -117,7 +106,7 @@ def test_sigterm_and_sighup_kill_the_tool_process_group_and_keep_the_session(omp
     assert proc.returncode == 128 + signum, err
     assert f"terminated by {signal.Signals(signum).name}" in err
     assert "Traceback" not in err
-    assert _gone(pid), "the bash tool's process group is still running"
+    assert group_gone(pid), "the bash tool's process group is still running"
     entries = [json.loads(line) for line in session.read_text().splitlines()]
     roles = [e["message"]["role"] for e in entries if e.get("type") == "message"]
     assert roles[:2] == ["user", "assistant"]

@@ -3,20 +3,9 @@ group with the kernel), with a real omp process, a real ipykernel and a real sig
 
 from __future__ import annotations
 
-import os
 import signal
-import time
 
-
-def _gone(pgid: int, seconds: float = 5) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.05)
-    return False
+from process_groups import group_gone
 
 
 def test_sigterm_kills_a_busy_eval_kernel_and_its_children(omp_cli):
@@ -44,7 +33,7 @@ def test_sigterm_kills_a_busy_eval_kernel_and_its_children(omp_cli):
     _, err = proc.communicate(timeout=10)
     assert proc.returncode == 128 + signal.SIGTERM, err
     assert "Traceback" not in err
-    assert _gone(pgid)
+    assert group_gone(pgid)
 
 
 def test_a_print_run_leaves_no_kernel_when_it_ends(omp_cli):
@@ -60,4 +49,4 @@ def test_a_print_run_leaves_no_kernel_when_it_ends(omp_cli):
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     assert out.strip() == "done"
-    assert _gone(int(pid_file.read_text()))
+    assert group_gone(int(pid_file.read_text()))

@@ -4,10 +4,10 @@ process group with the kernel), with a real omp process and a real signal."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sys
-import time
+
+from process_groups import group_gone
 
 HANGING_SERVER = """
 import os, sys, time
@@ -16,17 +16,6 @@ with open(sys.argv[1], "w") as f:
 while True:
     time.sleep(1)
 """
-
-
-def _gone(pgid: int, seconds: float = 5) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_sigterm_kills_a_running_language_server(omp_cli):
@@ -65,4 +54,4 @@ def test_sigterm_kills_a_running_language_server(omp_cli):
     _, err = proc.communicate(timeout=10)
     assert proc.returncode == 128 + signal.SIGTERM, err
     assert "Traceback" not in err
-    assert _gone(pgid)
+    assert group_gone(pgid)
